@@ -1,0 +1,80 @@
+/**
+ * Result shapes of the analysis engines (scoring, blame, diff). They are part
+ * of the public contract: `tb blame --json` and `tb diff --json` print them,
+ * so fields may be added but never renamed or removed.
+ */
+import type { Score } from './model';
+import type { StepType } from './trace-format';
+
+export type Confidence = 'high' | 'medium' | 'low';
+
+/** A verbatim quote from one field of one step, which a person can find in the trace. */
+export interface Evidence {
+  step_id: string;
+  field: 'input' | 'output' | 'error' | 'metadata' | 'run';
+  quote: string;
+}
+
+export interface StepHealth {
+  step_id: string;
+  name: string;
+  type: StepType;
+  index: number;
+  /** 0 = certainly bad, 1 = certainly healthy; null when no scorer applied. */
+  score: number | null;
+  checks: Score[];
+}
+
+export interface BlamedStep {
+  step_id: string;
+  name: string;
+  type: StepType;
+  index: number;
+  /** Blame strength in [0, 1]; higher is more to blame. */
+  score: number;
+  confidence: Confidence;
+  /** One sentence a person can check against the trace. */
+  reason: string;
+  evidence: Evidence[];
+  /** Which blame rule produced this finding (see docs/blame.md). */
+  rule: string;
+}
+
+export interface BlameResult {
+  run_id: string;
+  healthy: boolean;
+  /** Why the run counts as failed; null when healthy. */
+  failure: { kind: string; description: string } | null;
+  /** Best first; empty for healthy runs. */
+  blamed: BlamedStep[];
+  /** Steps within a near tie of the top finding. */
+  co_blamed: BlamedStep[];
+  /** Steps that failed only because of an upstream cause. */
+  symptoms: { step_id: string; name: string; caused_by: string; reason: string }[];
+  /** Step ids from the top cause to the final output, following data lineage. */
+  lineage_path: string[];
+  step_scores: StepHealth[];
+}
+
+export type DiffVerdict = 'regression' | 'improvement' | 'neutral';
+
+export interface DiffRow {
+  /** Alignment key (replay key, or tree position when keys are missing). */
+  key: string;
+  a: { step_id: string; name: string; type: StepType; score: number | null; status: string } | null;
+  b: { step_id: string; name: string; type: StepType; score: number | null; status: string } | null;
+  /** b.score - a.score when both are scored. */
+  delta: number | null;
+  change: 'same' | 'changed' | 'added' | 'removed';
+}
+
+export interface DiffResult {
+  run_a: string;
+  run_b: string;
+  verdict: DiffVerdict;
+  /** The step the verdict names (the regressed or improved step). */
+  step: { key: string; step_id_a: string | null; step_id_b: string | null; name: string } | null;
+  reason: string;
+  first_divergence: { key: string; description: string } | null;
+  rows: DiffRow[];
+}
