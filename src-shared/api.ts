@@ -69,9 +69,11 @@ export interface ApiEvents {
   'data-changed': { runIds: string[] };
   /** New import errors (file and line) were recorded. */
   'import-errors': { errors: ImportError[] };
+  /** Desktop only: a menu command the UI carries out (e.g. File → Export Report…). */
+  menu: { action: 'export-report' };
 }
 export type EventName = keyof ApiEvents;
-export const EVENT_NAMES: EventName[] = ['data-changed', 'import-errors'];
+export const EVENT_NAMES: EventName[] = ['data-changed', 'import-errors', 'menu'];
 
 export function isCallName(name: unknown): name is CallName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(callSchemas, name);

@@ -43,6 +43,8 @@ export interface Run extends RunSummary {
   provenance: Provenance | null;
   sdk: { name: string; version: string; language?: string } | null;
   source_file: string | null;
+  /** Scores the user recorded on the run as a whole. */
+  user_scores: Score[];
   /** Unknown fields found in the run's records, kept verbatim. */
   extra: Record<string, Json>;
 }

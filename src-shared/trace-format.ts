@@ -122,6 +122,12 @@ export interface RunEndRecord {
   status: 'ok' | 'error';
   output?: Json;
   error?: TraceError;
+  /**
+   * Forked runs only: the provenance as known at the end of the run. It
+   * supersedes the run-start's, which cannot yet know whether the trial
+   * diverged from the recording (`diverged`, `divergence`).
+   */
+  provenance?: Provenance;
 }
 
 export type TraceRecord =

@@ -23,7 +23,8 @@ CREATE TABLE runs (
   source_file   TEXT,
   source_format TEXT NOT NULL DEFAULT 'native',
   extra         TEXT,
-  imported_at   REAL NOT NULL
+  imported_at   REAL NOT NULL,
+  updated_at    REAL NOT NULL
 );
 CREATE INDEX runs_by_start ON runs (started_at DESC);
 CREATE INDEX runs_by_pipeline ON runs (pipeline, started_at DESC);

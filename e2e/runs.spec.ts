@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { callApi, expect, runRows, screenshot, test } from './fixtures';
+import { writeTrace } from './trace-writer';
+
+test('an engineer opens the UI and sees the demo runs, healthy and failing', async ({ app, tb }) => {
+  const runs = await callApi(tb, 'listRuns', {});
+  expect(runs.length).toBeGreaterThanOrEqual(6);
+  await expect(runRows(app)).toHaveCount(runs.length);
+  await expect(app.locator('.run-table .status-failed').first()).toBeVisible();
+  await expect(app.locator('.run-table .status-healthy').first()).toBeVisible();
+  for (const run of runs) await expect(app.locator(`[data-run-id="${run.run_id}"]`)).toBeVisible();
+  await screenshot(app, 'runs-list');
+
+  await app.getByRole('button', { name: 'Timeline' }).click();
+  await expect(app.locator('.timeline-row')).toHaveCount(runs.length);
+  await expect(app.locator('.timeline-group').first()).toBeVisible();
+  await screenshot(app, 'runs-timeline');
+});
+
+test('filtering to failed runs shows only failed runs, and the link keeps the filter', async ({ app, tb }) => {
+  const all = await callApi(tb, 'listRuns', {});
+  const failed = await callApi(tb, 'listRuns', { filter: 'failed' });
+  expect(failed.length).toBeGreaterThan(0);
+  expect(failed.length).toBeLessThan(all.length);
+  await expect(runRows(app)).toHaveCount(all.length);
+
+  await app.getByRole('button', { name: 'Failed', exact: true }).click();
+  await expect(runRows(app)).toHaveCount(failed.length);
+  for (const run of failed) await expect(app.locator(`[data-run-id="${run.run_id}"]`)).toBeVisible();
+  await expect(app).toHaveURL(/#\/runs\?filter=failed/);
+  await screenshot(app, 'runs-failed');
+
+  await app.reload();
+  await expect(app.getByRole('button', { name: 'Failed', exact: true })).toHaveAttribute('aria-pressed', 'true');
+  await expect(runRows(app)).toHaveCount(failed.length);
+});
+
+test('searching narrows the runs list to matching runs', async ({ app, tb }) => {
+  const all = await callApi(tb, 'listRuns', {});
+  const target = all[0];
+  await expect(runRows(app)).toHaveCount(all.length);
+  await app.getByLabel('Search runs').fill(target.run_id.slice(0, 12));
+  await expect(app.locator(`[data-run-id="${target.run_id}"]`)).toBeVisible();
+  await expect(runRows(app)).toHaveCount((await callApi(tb, 'listRuns', { search: target.run_id.slice(0, 12) })).length);
+});
+
+test('a run written into the inbox while the page is open appears without a reload', async ({ app, tb }) => {
+  const before = await callApi(tb, 'listRuns', {});
+  await expect(runRows(app)).toHaveCount(before.length);
+  const { runId } = writeTrace(tb.inbox, {
+    pipeline: 'late-arrival',
+    input: { question: 'Is the watcher live?' },
+    output: 'yes',
+    steps: [
+      { id: 's1', parent: null, name: 'plan', type: 'prompt', input: 'plan it', output: 'ok' },
+      { id: 's2', parent: 's1', name: 'answer', type: 'llm', input: 'answer', output: 'yes' },
+    ],
+  });
+  const row = app.locator(`[data-run-id="${runId}"]`);
+  await expect(row).toBeVisible();
+  await expect(row).toContainText('late-arrival');
+  await expect(runRows(app)).toHaveCount(before.length + 1);
+});
+
+test('a broken trace file shows up as an import problem with its file and line', async ({ app, tb }) => {
+  await expect(runRows(app).first()).toBeVisible();
+  const file = path.join(tb.inbox, 'broken-run.jsonl');
+  const good = JSON.stringify({ type: 'run-start', v: '1.0', run_id: 'broken-1', pipeline: 'broken', ts: Date.now() });
+  fs.writeFileSync(file, `${good}\n{"type": "step-start", oops\n`);
+  const banner = app.getByRole('region', { name: 'Import problems' });
+  await expect(banner).toBeVisible();
+  await banner.getByRole('button').first().click();
+  await expect(banner).toContainText('broken-run.jsonl:2');
+  await screenshot(app, 'runs-import-errors');
+});

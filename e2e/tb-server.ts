@@ -1,0 +1,76 @@
+/**
+ * Starts `tb serve` on a fresh data folder, populated by `tb demo`, and stops
+ * it afterwards. Shared by the Playwright fixture and the UI benchmark.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+
+export interface TbServer {
+  url: string;
+  origin: string;
+  port: number;
+  token: string;
+  home: string;
+  inbox: string;
+  stop(): Promise<void>;
+}
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const TB = ['tsx', path.join(ROOT, 'src-main/cli/tb.ts')];
+
+function tbEnv(home: string): NodeJS.ProcessEnv {
+  return { ...process.env, TRACEBACK_HOME: home, NO_COLOR: '1' };
+}
+
+export function makeHome(prefix = 'tb-e2e-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Runs a `tb` command to completion in `home`; throws with its stderr when it fails. */
+export function tb(home: string, args: string[]): string {
+  const r = spawnSync('npx', [...TB, ...args], { cwd: ROOT, env: tbEnv(home), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`tb ${args.join(' ')} exited ${r.status}: ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+export async function startTbServer(opts: { home?: string; demo?: boolean } = {}): Promise<TbServer> {
+  const home = opts.home ?? makeHome();
+  if (opts.demo !== false) tb(home, ['demo']);
+  const child: ChildProcess = spawn('npx', [...TB, 'serve', '--port', '0', '--json-ready'], {
+    cwd: ROOT,
+    env: tbEnv(home),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const ready = await new Promise<{ url: string; port: number; token: string }>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      try {
+        const parsed = JSON.parse(line) as { url?: string; port?: number; token?: string };
+        if (parsed.url && parsed.port && parsed.token) resolve(parsed as { url: string; port: number; token: string });
+      } catch {
+        // Not the ready line.
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`tb serve exited ${code} before it was ready:\n${stderr}`)));
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.pid) {
+      const exited = new Promise((r) => child.once('exit', r));
+      // npx runs tsx runs node: signal the whole process group we created.
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      await exited;
+    }
+    if (!opts.home) fs.rmSync(home, { recursive: true, force: true });
+  };
+  return { ...ready, origin: new URL(ready.url).origin, home, inbox: path.join(home, 'inbox'), stop };
+}

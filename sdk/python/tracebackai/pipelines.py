@@ -1,0 +1,299 @@
+"""The pipeline root: one run per call (decorator) or per block (context manager).
+
+It writes run-start, runs the user's code with the run as its context, and
+writes run-end with the status and output. Under a replay plan
+(TRACEBACK_REPLAY_PLAN) the first matching pipeline becomes a forked run.
+Port of sdk/typescript/src/pipeline.ts.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+import threading
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from ._version import __version__
+from .config import resolve_recording
+from .errors import error_record
+from .handles import RunHandle
+from .inbox import InboxWriter
+from .json_safe import to_json
+from .redaction import REDACTED
+from .replay_controller import REPLAY_PLAN_ENV, ReplayController, ReplayPlanError, parse_replay_plan
+from .runtime import RunState, TraceContext, now_ms, reset_context, set_context
+from .signature_input import bound_arguments
+
+TRACE_FORMAT_VERSION = "1.0"
+SDK_INFO = {"name": "traceback-python", "version": __version__, "language": "python"}
+
+_UNSET: Any = object()
+_env_plan_lock = threading.Lock()
+_env_plan_taken = False
+
+
+def reset_env_plan() -> None:
+    """Let the next pipeline read $TRACEBACK_REPLAY_PLAN again (tests)."""
+    global _env_plan_taken
+    with _env_plan_lock:
+        _env_plan_taken = False
+
+
+def _resolve_plan(name: str, given: Any) -> dict[str, Any] | None:
+    global _env_plan_taken
+    if given is None:
+        return None
+    if isinstance(given, Mapping):
+        return dict(given)
+    from_env = given is _UNSET
+    path = os.environ.get(REPLAY_PLAN_ENV) if from_env else os.fspath(given)
+    if not path:
+        return None
+    with _env_plan_lock:
+        if from_env and _env_plan_taken:
+            return None
+        try:
+            plan = parse_replay_plan(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ReplayPlanError) as exc:
+            # A fork trial without its plan would silently record a plain run: fail loudly instead.
+            raise ReplayPlanError(f"traceback: cannot use replay plan {path}: {exc}") from None
+        if plan.get("pipeline") and plan["pipeline"] != name:
+            return None
+        if from_env:
+            _env_plan_taken = True
+        return plan
+
+
+def default_entry() -> dict[str, Any]:
+    """This process's command line and cwd: how a fork experiment re-runs it.
+    ``sys.orig_argv`` keeps ``-m package`` and interpreter flags that ``sys.argv`` loses."""
+    argv = list(getattr(sys, "orig_argv", None) or [])
+    args = argv[1:] if argv else list(sys.argv)
+    entry: dict[str, Any] = {"command": [sys.executable or "python3", *args]}
+    try:
+        entry["cwd"] = os.getcwd()
+    except OSError:
+        pass
+    return entry
+
+
+def _redact_entry(entry: Mapping[str, Any], run: RunState) -> dict[str, Any]:
+    r = run.rec.redactor
+    out: dict[str, Any] = {"command": [r.text(str(a)) for a in entry.get("command", [])]}
+    if entry.get("cwd"):
+        out["cwd"] = str(entry["cwd"])
+    env = entry.get("env")
+    if isinstance(env, Mapping):
+        out["env"] = {str(k): REDACTED if r.is_sensitive_key(str(k)) else r.text(str(v)) for k, v in env.items()}
+    return out
+
+
+def start_run(
+    name: str,
+    *,
+    input: Any = _UNSET,
+    tags: Mapping[str, Any] | None = None,
+    entry: Mapping[str, Any] | None = _UNSET,
+    run_id: str | None = None,
+    replay_plan: Any = _UNSET,
+    home: str | os.PathLike[str] | None = None,
+    inbox: str | os.PathLike[str] | None = None,
+    max_field_bytes: int | None = None,
+    redact: Any = None,
+    enabled: bool | None = None,
+) -> RunState | None:
+    """Write run-start and return the run's state; None when recording is disabled."""
+    plan = _resolve_plan(name, replay_plan)
+    rec = resolve_recording(
+        home=home,
+        inbox=plan["inbox"] if plan is not None else inbox,
+        max_field_bytes=max_field_bytes,
+        redact=redact,
+        enabled=enabled,
+    )
+    if not rec.enabled:
+        return None
+    rid = run_id or (plan or {}).get("run_id") or str(uuid.uuid4())
+    replay = ReplayController(plan) if plan is not None else None
+    run = RunState(rid, name, rec, InboxWriter(rec.inbox, rid), replay)
+
+    record: dict[str, Any] = {
+        "type": "run-start",
+        "v": TRACE_FORMAT_VERSION,
+        "run_id": rid,
+        "pipeline": name,
+        "ts": now_ms(),
+        "sdk": dict(SDK_INFO),
+    }
+    if input is not _UNSET:
+        record["input"] = run.field(input)
+    chosen_entry = default_entry() if entry is _UNSET else entry
+    if chosen_entry:
+        record["entry"] = _redact_entry(chosen_entry, run)
+    all_tags = {str(k): str(v) for k, v in {**(tags or {}), **((plan or {}).get("tags") or {})}.items()}
+    if plan is not None:
+        all_tags.update(experiment=str(plan["experiment_id"]), arm=str(plan["arm"]), trial=_trial_text(plan["trial"]))
+    if all_tags:
+        record["tags"] = all_tags
+    if replay is not None:
+        record["provenance"] = replay.provenance()
+    run.emit(record)
+    return run
+
+
+def _trial_text(trial: Any) -> str:
+    # String(3) in the TS SDK is "3", not "3.0".
+    return str(int(trial)) if isinstance(trial, float) and trial.is_integer() else str(trial)
+
+
+def end_run(run: RunState, *, error: BaseException | None = None) -> None:
+    if run.ended:
+        return
+    try:
+        if run.replay is not None:
+            run.replay.finish()
+        record: dict[str, Any] = {
+            "type": "run-end",
+            "run_id": run.run_id,
+            "ts": now_ms(),
+            "status": "error" if error is not None else "ok",
+        }
+        if error is None:
+            if run.has_output and run.output is not None:
+                record["output"] = run.field(run.output)
+        else:
+            record["error"] = error_record(error, run.rec.redactor)
+        if run.root_log:
+            record["nondeterminism"] = to_json(run.root_log)
+        # The run-start carried the provenance as it was known then; divergence is only known now.
+        if run.replay is not None:
+            record["provenance"] = run.replay.provenance()
+        run.emit(record)
+    except Exception:  # noqa: BLE001 - recording must not break the pipeline
+        pass
+    finally:
+        run.ended = True
+        run.sink.close()
+
+
+def _ends_ok(exc: BaseException | None) -> bool:
+    # sys.exit(0) inside a pipeline is a normal way for a script to finish.
+    return exc is None or (isinstance(exc, SystemExit) and exc.code in (None, 0))
+
+
+class _PipelineScope:
+    def __init__(self, name: str | None, options: dict[str, Any]) -> None:
+        self._name = name
+        self._options = options
+        self._active: list[tuple[RunState | None, Any]] = []
+
+    # ---- context manager: one run per block
+    def __enter__(self) -> RunHandle:
+        run = start_run(self._name or "pipeline", **self._options)
+        # A pipeline inside a step starts a separate run, not a child of that step.
+        token = set_context(TraceContext(run, None)) if run is not None else None
+        self._active.append((run, token))
+        return RunHandle(run)
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        run, token = self._active.pop()
+        if token is not None:
+            reset_context(token)
+        if run is not None:
+            end_run(run, error=None if _ends_ok(exc) else exc)
+        return False
+
+    async def __aenter__(self) -> RunHandle:
+        return self.__enter__()
+
+    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        return self.__exit__(exc_type, exc, tb)
+
+    # ---- decorator: one run per call; input = the call's arguments, output = its result
+    def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        name = self._name or getattr(func, "__qualname__", None) or "pipeline"
+        options = self._options
+
+        def scope_for(args: tuple[Any, ...], kwargs: dict[str, Any]) -> _PipelineScope:
+            if "input" in options:
+                return _PipelineScope(name, options)
+            return _PipelineScope(name, {**options, "input": bound_arguments(func, args, kwargs)})
+
+        def keep_output(run: RunHandle, result: Any) -> None:
+            state = run._state
+            if state is not None and not state.has_output:
+                run.set_output(result)
+
+        if inspect.iscoroutinefunction(func):
+
+            @functools.wraps(func)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                async with scope_for(args, kwargs) as run:
+                    result = await func(*args, **kwargs)
+                    keep_output(run, result)
+                    return result
+
+            return async_wrapper
+
+        @functools.wraps(func)
+        def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
+            with scope_for(args, kwargs) as run:
+                result = func(*args, **kwargs)
+                keep_output(run, result)
+                return result
+
+        return sync_wrapper
+
+
+def pipeline(
+    name: str | Callable[..., Any] | None = None,
+    *,
+    input: Any = _UNSET,
+    tags: Mapping[str, Any] | None = None,
+    entry: Mapping[str, Any] | None = _UNSET,
+    run_id: str | None = None,
+    replay_plan: Any = _UNSET,
+    home: str | os.PathLike[str] | None = None,
+    inbox: str | os.PathLike[str] | None = None,
+    max_field_bytes: int | None = None,
+    redact: Any = None,
+    enabled: bool | None = None,
+) -> Any:
+    """The root of a recorded run.
+
+    Decorator (``@pipeline`` or ``@pipeline("rag", tags={...})``): each call is
+    one run; its input is the call's arguments, its output the return value.
+    Context manager (``with pipeline("rag", input=q) as run:``, also
+    ``async with``): the block is one run; call ``run.set_output(...)``.
+    Either way ``run.verdict(...)`` / ``run.score(...)`` judge it, and an error
+    is recorded on run-end and re-raised unchanged.
+
+    entry: how to re-run this pipeline for fork experiments
+        (``{"command": [...], "cwd": ...}``); default: this process's command
+        line and cwd; None: not re-runnable.
+    replay_plan: a plan (dict or path) to run this pipeline as a fork; default:
+        the file named by $TRACEBACK_REPLAY_PLAN, for the first pipeline in the
+        process whose name matches the plan; None: ignore the environment.
+    home / inbox / max_field_bytes / redact / enabled: per-run recording
+        settings (see ``configure``).
+    """
+    options: dict[str, Any] = {
+        "tags": tags,
+        "entry": entry,
+        "run_id": run_id,
+        "replay_plan": replay_plan,
+        "home": home,
+        "inbox": inbox,
+        "max_field_bytes": max_field_bytes,
+        "redact": redact,
+        "enabled": enabled,
+    }
+    if input is not _UNSET:
+        options["input"] = input
+    if callable(name):
+        return _PipelineScope(None, options)(name)
+    return _PipelineScope(name, options)

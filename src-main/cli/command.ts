@@ -1,0 +1,24 @@
+/** What every `tb` subcommand provides. Exit codes: 0 ok, 1 check failed, 2 bad usage or bad input. */
+import type { ParsedArgs, FlagSpec } from './args';
+import type { Engine } from '../engine/create-engine';
+
+export const EXIT_OK = 0;
+export const EXIT_CHECK_FAILED = 1;
+export const EXIT_BAD_INPUT = 2;
+
+export interface CommandContext {
+  args: ParsedArgs;
+  /** Opens the engine on TRACEBACK_HOME (lazily; `tb --help` needs none). */
+  engine(opts?: { watch?: boolean }): Engine;
+  out(text: string): void;
+  err(text: string): void;
+  json(value: unknown): void;
+}
+
+export interface Command {
+  name: string;
+  usage: string;
+  summary: string;
+  flags: FlagSpec;
+  run(ctx: CommandContext): Promise<number>;
+}

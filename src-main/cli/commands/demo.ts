@@ -1,0 +1,40 @@
+import type { Command } from '../command';
+import { EXIT_OK } from '../command';
+import { numberFlag } from '../args';
+import type { Engine } from '../../engine/create-engine';
+import { callEngine } from '../unwrap';
+import { runDemo } from '../../demo/index';
+
+/** Records the demo pipeline's runs into the inbox and imports them. */
+export async function recordDemo(engine: Engine, runs: number | undefined, log: (line: string) => void): Promise<string[]> {
+  const { runIds, inbox } = await runDemo({ home: engine.paths.home, runs, log });
+  await callEngine(engine, 'importPaths', { paths: [inbox] });
+  return runIds;
+}
+
+export async function seedDemoIfEmpty(engine: Engine, log: (line: string) => void): Promise<void> {
+  const runs = await callEngine(engine, 'listRuns', { limit: 1 });
+  if (runs.length > 0) return;
+  log('No runs yet: recording the demo pipeline so there is something to look at…');
+  await recordDemo(engine, undefined, log);
+}
+
+export const demoCommand: Command = {
+  name: 'demo',
+  usage: 'tb demo [--runs N] [--json]',
+  summary: 'record the bundled demo pipeline (healthy and failing runs; simulated model, no network) and import it',
+  flags: { values: ['runs'] },
+  async run(ctx) {
+    const engine = ctx.engine();
+    const log = ctx.args.booleans.has('json') ? () => {} : (l: string) => ctx.out(l);
+    const runIds = await recordDemo(engine, numberFlag(ctx.args, 'runs', { min: 1, max: 1000, integer: true }), log);
+    const runs = (await callEngine(engine, 'listRuns', {})).filter((r) => runIds.includes(r.run_id));
+    if (ctx.args.booleans.has('json')) ctx.json({ runs });
+    else {
+      ctx.out(`Recorded ${runs.length} demo runs into ${engine.paths.inbox}:`);
+      for (const r of runs) ctx.out(`  ${r.run_id}  ${r.pipeline}  ${r.status}${r.verdict ? (r.verdict.pass ? '  pass' : '  FAIL') : ''}`);
+      ctx.out('Next: `tb list`, `tb blame RUN`, or `npm run serve` to open the UI.');
+    }
+    return EXIT_OK;
+  },
+};

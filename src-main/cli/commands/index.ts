@@ -1,0 +1,12 @@
+import type { Command } from '../command';
+import { importCommand } from './import';
+import { listCommand } from './list';
+import { showCommand } from './show';
+import { blameCommand } from './blame';
+import { diffCommand } from './diff';
+import { gateCommand } from './gate';
+import { reportCommand } from './report';
+import { serveCommand } from './serve';
+import { demoCommand } from './demo';
+
+export const COMMANDS: Command[] = [importCommand, listCommand, showCommand, blameCommand, diffCommand, gateCommand, reportCommand, serveCommand, demoCommand];

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+/**
+ * `tb`, the Traceback CLI. Read commands take --json and then print exactly
+ * one JSON document on stdout. Exit codes: 0 ok, 1 check failed, 2 bad usage
+ * or bad input (with a message on stderr).
+ */
+import { createEngine, type Engine } from '../engine/create-engine';
+import { EngineError } from '../../src-shared/result';
+import { parseArgs, UsageError } from './args';
+import { EXIT_BAD_INPUT, type CommandContext } from './command';
+import { COMMANDS } from './commands/index';
+import { CliFailure } from './unwrap';
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'tb — Traceback: offline forensics for LLM-agent runs',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Data lives in $TRACEBACK_HOME (default ~/.traceback): traces.db and inbox/.',
+    'Run `tb COMMAND --help` for a command\'s options. Exit codes: 0 ok, 1 check failed, 2 bad usage or input.',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(help() + '\n');
+    return name ? 0 : EXIT_BAD_INPUT;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`tb: unknown command "${name}"\n\n${help()}\n`);
+    return EXIT_BAD_INPUT;
+  }
+  let engine: Engine | null = null;
+  try {
+    const args = parseArgs(rest, command.flags);
+    if (args.booleans.has('help')) {
+      process.stdout.write(`usage: ${command.usage}\n${command.summary}\n`);
+      return 0;
+    }
+    const ctx: CommandContext = {
+      args,
+      engine: (opts) => (engine ??= createEngine({ watch: opts?.watch ?? false })),
+      out: (t) => process.stdout.write(t + '\n'),
+      err: (t) => process.stderr.write(t + '\n'),
+      json: (v) => process.stdout.write(JSON.stringify(v, null, 2) + '\n'),
+    };
+    return await command.run(ctx);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`tb ${name}: ${err.message}\nusage: ${command.usage}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    if (err instanceof CliFailure) {
+      process.stderr.write(`tb ${name}: ${err.message}\n`);
+      return err.exitCode;
+    }
+    if (err instanceof EngineError) {
+      process.stderr.write(`tb ${name}: ${err.message}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    process.stderr.write(`tb ${name}: unexpected error: ${(err as Error).stack ?? err}\n`);
+    return EXIT_BAD_INPUT;
+  } finally {
+    await (engine as Engine | null)?.close();
+  }
+}
+
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,96 @@
+/**
+ * Glue between the store and the pure analysis engines (scoring, blame,
+ * diff, reports): gathers the context they need from the database and keeps
+ * blame results stored, recomputing them when the run or the settings change.
+ */
+import type { BlameResult, DiffResult } from '../../src-shared/analysis';
+import type { HomePaths } from './home';
+import type { Db } from './store/open-database';
+import { getRunDetail, pipelineHistory, resolveRunId, toolStats } from './store/read-runs';
+import { blameRun } from './blame/index';
+import { diffRuns } from './diff/index';
+import { renderReport } from './report/index';
+import { loadSettings, settingsHash, type Settings } from './scoring/index';
+
+export interface Analysis {
+  blame(runIdOrPrefix: string, expected?: string): BlameResult;
+  diff(a: string, b: string): DiffResult;
+  report(runIdOrPrefix: string, format: 'md' | 'html' | 'json'): { format: 'md' | 'html' | 'json'; content: string; filename: string };
+  /** Recompute stored blame for runs that changed (keeps list filters and the gate current). */
+  refresh(runIds: string[]): void;
+  settings(): Settings;
+}
+
+/** Blame strength of a result: the top finding's score, 0 for a healthy run. */
+export function blameScoreOf(b: BlameResult): number {
+  return b.blamed[0]?.score ?? 0;
+}
+
+export function createAnalysis(db: Db, paths: HomePaths): Analysis {
+  let settings = loadSettings(paths.settings);
+  let hash = settingsHash(settings);
+  const readCached = db.prepare('SELECT result FROM blame_results WHERE run_id = ? AND settings_hash = ? AND run_updated = ?');
+  const writeCached = db.prepare(
+    `INSERT INTO blame_results (run_id, settings_hash, run_updated, healthy, blame_score, result, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(run_id) DO UPDATE SET settings_hash = excluded.settings_hash, run_updated = excluded.run_updated,
+       healthy = excluded.healthy, blame_score = excluded.blame_score, result = excluded.result, computed_at = excluded.computed_at`,
+  );
+  const updatedAt = db.prepare('SELECT updated_at, pipeline FROM runs WHERE run_id = ?');
+
+  const reloadSettingsIfChanged = () => {
+    const next = loadSettings(paths.settings);
+    const h = settingsHash(next);
+    if (h !== hash) {
+      settings = next;
+      hash = h;
+    }
+  };
+
+  const compute = (runId: string, expected?: string): BlameResult => {
+    const detail = getRunDetail(db, runId);
+    return blameRun(detail, {
+      settings,
+      toolStats: toolStats(db, runId),
+      history: pipelineHistory(db, detail.run.pipeline, runId, 50),
+      expected,
+    });
+  };
+
+  const blame = (idOrPrefix: string, expected?: string): BlameResult => {
+    reloadSettingsIfChanged();
+    const runId = resolveRunId(db, idOrPrefix);
+    if (expected !== undefined) return compute(runId, expected);
+    const { updated_at } = updatedAt.get(runId) as { updated_at: number };
+    const cached = readCached.get(runId, hash, updated_at) as { result: string } | undefined;
+    if (cached) return JSON.parse(cached.result) as BlameResult;
+    const result = compute(runId);
+    writeCached.run(runId, hash, updated_at, result.healthy ? 1 : 0, blameScoreOf(result), JSON.stringify(result), Date.now());
+    return result;
+  };
+
+  return {
+    blame,
+    diff: (a, b) => {
+      reloadSettingsIfChanged();
+      const da = getRunDetail(db, a);
+      const dbb = getRunDetail(db, b);
+      return diffRuns(da, dbb, { settings, toolStats: toolStats(db) });
+    },
+    report: (idOrPrefix, format) => {
+      const detail = getRunDetail(db, idOrPrefix);
+      const b = blame(detail.run.run_id);
+      const ext = format === 'md' ? 'md' : format;
+      return { format, content: renderReport(detail, b, format), filename: `traceback-${detail.run.run_id.slice(0, 12)}.${ext}` };
+    },
+    refresh: (runIds) => {
+      for (const id of runIds) {
+        try {
+          blame(id);
+        } catch (err) {
+          console.error(`[traceback] blame of ${id} failed: ${(err as Error).message}`);
+        }
+      }
+    },
+    settings: () => settings,
+  };
+}

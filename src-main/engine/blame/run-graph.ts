@@ -1,0 +1,88 @@
+/**
+ * The step tree of one run as arrays indexed by position in `detail.steps`
+ * (start order). Orphans (a parent id that is not in the run) are treated as
+ * roots; duplicates (metadata.duplicate_of) stay in place but are "not live":
+ * no rule looks at them.
+ */
+import type { RunDetail, Step } from '../../../src-shared/model';
+import { duplicateOf } from '../scoring/score-run';
+
+export interface RunGraph {
+  detail: RunDetail;
+  steps: Step[];
+  pos: Map<string, number>;
+  parent: Int32Array;
+  children: number[][];
+  roots: number[];
+  depth: Int32Array;
+  live: boolean[];
+  orphan: boolean[];
+}
+
+export function buildRunGraph(detail: RunDetail): RunGraph {
+  const steps = detail.steps;
+  const n = steps.length;
+  const pos = new Map<string, number>();
+  for (let i = 0; i < n; i++) pos.set(steps[i].step_id, i);
+  const parent = new Int32Array(n).fill(-1);
+  const children: number[][] = Array.from({ length: n }, () => []);
+  const roots: number[] = [];
+  const orphan: boolean[] = new Array(n).fill(false);
+  const live: boolean[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = steps[i];
+    live[i] = duplicateOf(s) === null;
+    const p = s.parent_id === null ? undefined : pos.get(s.parent_id);
+    if (p === undefined || p === i) {
+      if (s.parent_id !== null) orphan[i] = true;
+      roots.push(i);
+    } else {
+      parent[i] = p;
+      children[p].push(i);
+    }
+  }
+  // Depth by walking up with memo; a parent cycle (corrupt data) is cut at the repeat.
+  const depth = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    if (depth[i] >= 0) continue;
+    const chain: number[] = [];
+    const seen = new Set<number>();
+    let j = i;
+    while (j >= 0 && depth[j] < 0 && !seen.has(j)) {
+      seen.add(j);
+      chain.push(j);
+      j = parent[j];
+    }
+    let d = j >= 0 && depth[j] >= 0 ? depth[j] + 1 : 0;
+    for (let k = chain.length - 1; k >= 0; k--) depth[chain[k]] = d++;
+  }
+  return { detail, steps, pos, parent, children, roots, depth, live, orphan };
+}
+
+export function isAncestor(g: RunGraph, ancestor: number, node: number): boolean {
+  let j = g.parent[node];
+  let guard = 0;
+  while (j >= 0 && guard++ < 10_000) {
+    if (j === ancestor) return true;
+    j = g.parent[j];
+  }
+  return false;
+}
+
+export function ancestorsOf(g: RunGraph, node: number): number[] {
+  const out: number[] = [];
+  let j = g.parent[node];
+  while (j >= 0 && out.length < 10_000) {
+    out.push(j);
+    j = g.parent[j];
+  }
+  return out;
+}
+
+export function siblingsOf(g: RunGraph, node: number): number[] {
+  return g.parent[node] >= 0 ? g.children[g.parent[node]] : g.roots;
+}
+
+export function describeStep(s: Step): string {
+  return `${s.type} step "${s.name}"`;
+}

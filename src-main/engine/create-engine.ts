@@ -1,0 +1,103 @@
+/**
+ * The engine: one object that owns the database, the inbox watcher and the
+ * analysis engines, and implements the API contract's handlers. Electron's
+ * worker, `tb serve` and the CLI all host this same object.
+ */
+import type { ApiHandlers, CallArgs, CallName, CallResult } from '../../src-shared/api';
+import { callSchemas } from '../../src-shared/api';
+import { EngineError, type Result } from '../../src-shared/result';
+import { EventHub } from './event-hub';
+import { ensureHome, homePaths, type HomePaths } from './home';
+import { importPaths } from './import-paths';
+import { watchInbox, type InboxWatcher } from './importer/watch-inbox';
+import { openDatabase, type Db } from './store/open-database';
+import { getRunDetail, listImportErrors, listRuns } from './store/read-runs';
+import { createAnalysis, type Analysis } from './analysis-service';
+
+export const ENGINE_VERSION = '0.1.0';
+
+export interface EngineOptions {
+  home?: string;
+  /** Watch the inbox (app and `tb serve`); the CLI's one-shot commands do not. */
+  watch?: boolean;
+  nativeBinding?: string;
+}
+
+export interface Engine {
+  paths: HomePaths;
+  db: Db;
+  events: EventHub;
+  handlers: ApiHandlers;
+  analysis: Analysis;
+  /** Validates arguments, runs the handler, and wraps the outcome as a Result. */
+  call<K extends CallName>(name: K, args: unknown): Promise<Result<CallResult<K>>>;
+  watcher: InboxWatcher | null;
+  close(): Promise<void>;
+}
+
+export function createEngine(opts: EngineOptions = {}): Engine {
+  const paths = homePaths(opts.home);
+  ensureHome(paths);
+  const db = openDatabase(paths.database, { nativeBinding: opts.nativeBinding });
+  const events = new EventHub();
+  const analysis = createAnalysis(db, paths);
+  const runsChanged = (runIds: string[]) => {
+    analysis.refresh(runIds);
+    events.emit('data-changed', { runIds });
+  };
+
+  const handlers: ApiHandlers = {
+    listRuns: (a) => listRuns(db, a),
+    getRun: (a) => getRunDetail(db, a.runId),
+    importPaths: (a) => {
+      const r = importPaths(db, a.paths);
+      if (r.changedRuns.length) runsChanged(r.changedRuns);
+      const fresh = r.errors;
+      if (fresh.length) events.emit('import-errors', { errors: fresh });
+      return { imported: r.imported, errors: r.errors };
+    },
+    listImportErrors: (a) => listImportErrors(db, a.limit),
+    blameRun: (a) => analysis.blame(a.runId, a.expected),
+    diffRuns: (a) => analysis.diff(a.runA, a.runB),
+    renderReport: (a) => analysis.report(a.runId, a.format),
+    getInfo: () => ({ home: paths.home, database: paths.database, inbox: paths.inbox, version: ENGINE_VERSION, watching: watcher !== null }),
+  };
+
+  const watcher = opts.watch
+    ? watchInbox(db, paths.inbox, {
+        onRunsChanged: runsChanged,
+        onErrors: (errors) => events.emit('import-errors', { errors }),
+      })
+    : null;
+
+  return {
+    paths,
+    db,
+    events,
+    handlers,
+    analysis,
+    watcher,
+    call: (name, args) => invokeHandler(handlers, name, args),
+    close: async () => {
+      await watcher?.close();
+      db.close();
+    },
+  };
+}
+
+/** The one place arguments are validated and errors become Results, for every transport. */
+export async function invokeHandler<K extends CallName>(handlers: ApiHandlers, name: K, args: unknown): Promise<Result<CallResult<K>>> {
+  const parsed = callSchemas[name].safeParse(args ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` at "${issue.path.join('.')}"` : '';
+    return { ok: false, error: { code: 'bad_request', message: `invalid arguments for ${name}${where}: ${issue?.message ?? 'malformed'}` } };
+  }
+  try {
+    const handler = handlers[name] as (a: CallArgs<K>) => CallResult<K> | Promise<CallResult<K>>;
+    return { ok: true, value: await handler(parsed.data as CallArgs<K>) };
+  } catch (err) {
+    if (err instanceof EngineError) return { ok: false, error: { code: err.code, message: err.message } };
+    return { ok: false, error: { code: 'internal', message: (err as Error).message ?? String(err) } };
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Parsing and validation of native trace lines. Hand-written checks rather
+ * than a schema library: this runs once per line on the import hot path.
+ */
+import {
+  RECORD_TYPES,
+  STEP_TYPES,
+  TRACE_FORMAT_MAJOR,
+  type RecordType,
+  type StepType,
+  type TraceRecord,
+} from '../../../src-shared/trace-format';
+
+export interface LineProblem {
+  line: number;
+  message: string;
+  level: 'error' | 'warning';
+}
+
+export type ParsedLine =
+  | { kind: 'record'; record: TraceRecord; warnings: LineProblem[] }
+  | { kind: 'skip'; problem: LineProblem }
+  | { kind: 'error'; problem: LineProblem }
+  /** A run-start whose major version this build cannot read: the file is refused. */
+  | { kind: 'refuse'; problem: LineProblem };
+
+const recordTypes = new Set<string>(RECORD_TYPES);
+const stepTypes = new Set<string>(STEP_TYPES);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function clip(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** Checks one field; returns a message when it is wrong. */
+type Check = (rec: Record<string, unknown>) => string | null;
+
+const str = (key: string): Check => (r) =>
+  typeof r[key] === 'string' && (r[key] as string).length > 0 ? null : `"${key}" must be a non-empty string`;
+const optStr = (key: string): Check => (r) =>
+  r[key] === undefined || r[key] === null || typeof r[key] === 'string' ? null : `"${key}" must be a string`;
+const num = (key: string): Check => (r) =>
+  typeof r[key] === 'number' && Number.isFinite(r[key]) ? null : `"${key}" must be a number`;
+const optObj = (key: string): Check => (r) =>
+  r[key] === undefined || r[key] === null || isObject(r[key]) ? null : `"${key}" must be an object`;
+const oneOf = (key: string, values: readonly string[]): Check => (r) =>
+  values.includes(r[key] as string) ? null : `"${key}" must be one of ${values.join(', ')}`;
+
+const checks: Record<RecordType, Check[]> = {
+  'run-start': [str('run_id'), str('v'), str('pipeline'), num('ts'), optObj('sdk'), optObj('entry'), optObj('tags'), optObj('provenance')],
+  'step-start': [str('run_id'), str('step_id'), optStr('parent_id'), str('name'), num('ts'), optObj('metadata')],
+  'step-end': [str('run_id'), str('step_id'), num('ts'), oneOf('status', ['ok', 'error']), optObj('error'), optObj('usage'), optObj('metadata')],
+  score: [str('run_id'), str('name'), num('value'), optStr('step_id')],
+  verdict: [str('run_id'), (r) => (typeof r.pass === 'boolean' ? null : '"pass" must be true or false')],
+  'run-end': [str('run_id'), num('ts'), oneOf('status', ['ok', 'error']), optObj('error')],
+};
+
+/** Parses and validates one line (without its newline). `line` is 1-based. */
+export function parseTraceLine(text: string, line: number): ParsedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { kind: 'error', problem: { line, level: 'error', message: `invalid JSON (${(err as Error).message}): ${clip(text)}` } };
+  }
+  if (!isObject(value)) return { kind: 'error', problem: { line, level: 'error', message: 'a trace record must be a JSON object' } };
+  const type = value.type;
+  if (typeof type !== 'string') return { kind: 'error', problem: { line, level: 'error', message: 'record has no "type"' } };
+  if (!recordTypes.has(type)) {
+    return { kind: 'skip', problem: { line, level: 'warning', message: `unknown record type "${clip(type, 40)}" skipped` } };
+  }
+  for (const check of checks[type as RecordType]) {
+    const msg = check(value);
+    if (msg) return { kind: 'error', problem: { line, level: 'error', message: `${type} record: ${msg}` } };
+  }
+  const warnings: LineProblem[] = [];
+  if (type === 'run-start') {
+    const major = Number(String(value.v).split('.')[0]);
+    if (major !== TRACE_FORMAT_MAJOR) {
+      return {
+        kind: 'refuse',
+        problem: {
+          line,
+          level: 'error',
+          message: `trace format version ${clip(String(value.v), 20)} is not supported (this Traceback reads ${TRACE_FORMAT_MAJOR}.x); the file was not imported — update Traceback`,
+        },
+      };
+    }
+  }
+  if (type === 'step-start') {
+    if (!stepTypes.has(value.step_type as string)) {
+      warnings.push({ line, level: 'warning', message: `unknown step type "${clip(String(value.step_type), 40)}" read as "generic"` });
+      value.step_type = 'generic' satisfies StepType;
+    }
+    if (typeof value.index !== 'number' || !Number.isInteger(value.index) || value.index < 0) {
+      return { kind: 'error', problem: { line, level: 'error', message: 'step-start record: "index" must be a whole number ≥ 0' } };
+    }
+    if (typeof value.replay_key !== 'string' || value.replay_key.length === 0) {
+      value.replay_key = `${value.name}#${value.index}`;
+      warnings.push({ line, level: 'warning', message: 'step-start record has no "replay_key"; derived one from name and index' });
+    }
+    if (value.parent_id === undefined) value.parent_id = null;
+  }
+  return { kind: 'record', record: value as unknown as TraceRecord, warnings };
+}
+
+/** Parses a whole text (e.g. a fixture); a last line without newline counts as complete. */
+export function parseTraceText(text: string): { records: TraceRecord[]; errors: LineProblem[] } {
+  const records: TraceRecord[] = [];
+  const errors: LineProblem[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].replace(/\r$/, '');
+    if (raw.trim() === '') continue;
+    const parsed = parseTraceLine(raw, i + 1);
+    if (parsed.kind === 'record') {
+      records.push(parsed.record);
+      errors.push(...parsed.warnings);
+    } else {
+      errors.push(parsed.problem);
+      if (parsed.kind === 'refuse') break;
+    }
+  }
+  return { records, errors };
+}

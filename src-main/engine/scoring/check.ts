@@ -1,0 +1,33 @@
+/**
+ * A check is one scorer's verdict on one aspect of a step: a value in [0, 1]
+ * (1 healthy), the words explaining it, and for the blame engine whether it
+ * is "hard" (an error, a refusal, a truncation: a failure on its own, with or
+ * without a verdict) and the verbatim quote it rests on.
+ */
+import type { Evidence } from '../../../src-shared/analysis';
+import type { Score } from '../../../src-shared/model';
+
+export interface Check extends Score {
+  hard: boolean;
+  /** Informational checks (per-passage relevance) are shown but do not set the step's score. */
+  info?: boolean;
+  evidence?: Evidence;
+}
+
+export function makeCheck(
+  source: string,
+  name: string,
+  value: number,
+  explanation: string,
+  opts: { hard?: boolean; info?: boolean; evidence?: Evidence | null } = {},
+): Check {
+  const c: Check = { name, value: Math.max(0, Math.min(1, value)), explanation, source, hard: opts.hard ?? false };
+  if (opts.info) c.info = true;
+  if (opts.evidence) c.evidence = opts.evidence;
+  return c;
+}
+
+/** The public shape (Score): the blame-only fields stay inside the engine. */
+export function toScore(c: Check): Score {
+  return { name: c.name, value: Math.round(c.value * 1000) / 1000, explanation: c.explanation, source: c.source };
+}

@@ -1,0 +1,97 @@
+/**
+ * Relevance of passages to a query. The default is lexical and offline:
+ * BM25's saturating term frequency and length normalisation (Robertson &
+ * Zaragoza 2009, k1 = 1.2, b = 0.75), summed over the query's content terms
+ * and divided by what a passage of average length holding each term once
+ * would get. That ratio is "how much of the query the passage covers"; a
+ * logistic calibration maps it to [0, 1] so that 0.5 means "probably
+ * relevant" (midpoint and slope set on the scenario traces in bench/blame,
+ * see docs/blame.md).
+ *
+ * IDF is not used: with the 3–10 passages of one retrieval every query term
+ * tends to occur in all of them, and IDF would then call a perfect result set
+ * irrelevant.
+ *
+ * An embedding model can replace it through `embeddingRelevance`.
+ */
+import type { Settings } from './settings';
+import { termsOf } from './text-terms';
+
+export interface RelevanceProvider {
+  readonly name: string;
+  /** One calibrated relevance in [0, 1] per passage. */
+  score(query: string, passages: string[]): number[];
+}
+
+/** A synchronous embedding model (e.g. a local ONNX model loaded by the host). */
+export interface EmbeddingProvider {
+  readonly name: string;
+  embed(texts: string[]): number[][];
+}
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/**
+ * Cosine similarity of query and passage embeddings, mapped from [-1, 1] to
+ * [0, 1] through the same logistic calibration; `midpoint` is the cosine that
+ * should count as "probably relevant" for the model in use.
+ */
+export function embeddingRelevance(provider: EmbeddingProvider, midpoint = 0.5, slope = 12): RelevanceProvider {
+  return {
+    name: `embedding:${provider.name}`,
+    score(query, passages) {
+      if (passages.length === 0) return [];
+      const [q, ...ps] = provider.embed([query, ...passages]);
+      return ps.map((p) => logistic(cosine(q, p), midpoint, slope));
+    },
+  };
+}
+
+function logistic(x: number, midpoint: number, slope: number): number {
+  return 1 / (1 + Math.exp(-slope * (x - midpoint)));
+}
+
+/** Raw BM25-style coverage of the query by each passage, before calibration. */
+export function bm25Coverage(query: string, passages: string[], k1 = 1.2, b = 0.75): number[] {
+  const q = [...new Set(termsOf(query, 2000))];
+  if (q.length === 0) return passages.map(() => 0);
+  const docs = passages.map((p) => {
+    const tf = new Map<string, number>();
+    const terms = termsOf(p, 20_000);
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    return { tf, len: terms.length };
+  });
+  const avgdl = docs.reduce((s, d) => s + d.len, 0) / Math.max(1, docs.length) || 1;
+  // Saturation of tf = 1 at average length: (k1 + 1) / (1 + k1) — the unit of "one mention".
+  const unit = (k1 + 1) / (1 + k1);
+  return docs.map((d) => {
+    let sum = 0;
+    const norm = 1 - b + (b * d.len) / avgdl;
+    for (const t of q) {
+      const tf = d.tf.get(t) ?? 0;
+      if (tf === 0) continue;
+      sum += Math.min(1, (tf * (k1 + 1)) / (tf + k1 * norm) / unit);
+    }
+    return sum / q.length;
+  });
+}
+
+export function bm25Relevance(settings: Settings): RelevanceProvider {
+  const r = settings.scoring.retrieval;
+  return {
+    name: 'bm25',
+    score(query, passages) {
+      return bm25Coverage(query, passages, r.bm25_k1, r.bm25_b).map((c) => (c === 0 ? 0 : logistic(c, r.calibration_midpoint, r.calibration_slope)));
+    },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * Scores every step of a run. A step's score is the lowest of its checks
+ * (the worst problem sets it: a step with one fatal flaw is not "mostly
+ * fine"); null when no check applied. Steps marked `metadata.duplicate_of`
+ * are the same LLM call recorded by a second instrumentation layer: they are
+ * listed but never scored, so nothing is counted twice.
+ */
+import type { StepHealth } from '../../../src-shared/analysis';
+import type { RunDetail, Step } from '../../../src-shared/model';
+import { makeCheck, toScore, type Check } from './check';
+import { classifyError } from './error-class';
+import { quoteStep } from './evidence-quote';
+import { bm25Relevance, type RelevanceProvider } from './relevance';
+import { scoreLlm } from './score-llm';
+import { scorePrompt } from './score-prompt';
+import { scoreRetrieval } from './score-retrieval';
+import { errorShapeOf, scoreTool, type ToolStats } from './score-tool';
+import type { Settings } from './settings';
+
+export interface ScoringContext {
+  settings: Settings;
+  /** Historical calls and failures per tool name, from the database. */
+  toolStats: ToolStats;
+  /** Replaces the default BM25 relevance (e.g. embeddingRelevance(...)). */
+  relevance?: RelevanceProvider;
+}
+
+export interface StepAssessment {
+  step: Step;
+  checks: Check[];
+  score: number | null;
+  /** The check that set the score (lowest value), if any. */
+  worst: Check | null;
+  duplicateOf: string | null;
+}
+
+export function duplicateOf(step: Step): string | null {
+  const d = step.metadata?.duplicate_of;
+  return typeof d === 'string' && d !== '' && d !== step.step_id ? d : null;
+}
+
+function statusChecks(step: Step, settings: Settings, runStillGoing: boolean): Check[] {
+  if (step.status === 'error') {
+    const err = step.error;
+    const { origin, why } = classifyError(err);
+    const text = err ? `${err.type ? `${err.type}: ` : ''}${err.message ?? ''}`.trim() : 'failed without error details';
+    return [
+      makeCheck('status', 'status.error', 0, `raised ${text.slice(0, 200)} (${origin === 'unknown' ? why : `${origin} fault: ${why}`})`, {
+        hard: true,
+        evidence: (err?.message ? quoteStep(step, 'error', err.message.split('\n')[0].slice(0, 140)) : null) ?? quoteStep(step, 'error'),
+      }),
+    ];
+  }
+  if (step.status === 'running') {
+    return [
+      makeCheck('status', 'status.unfinished', runStillGoing ? 1 : settings.scoring.unfinished_score, runStillGoing ? 'still running' : 'never finished: the run stopped while this step was running', {
+        hard: !runStillGoing,
+        evidence: quoteStep(step, 'input'),
+      }),
+    ];
+  }
+  return [makeCheck('status', 'status.ok', 1, 'ended without error')];
+}
+
+function userChecks(step: Step): Check[] {
+  return step.user_scores.map((s) =>
+    makeCheck('user', `user.${s.name}`, Number.isFinite(s.value) ? s.value : 0, s.explanation ?? `recorded by the user: ${s.value}`),
+  );
+}
+
+export function assessStep(step: Step, ctx: ScoringContext, relevance: RelevanceProvider, runInput: RunDetail['run']['input'], runStillGoing: boolean): StepAssessment {
+  const dup = duplicateOf(step);
+  if (dup !== null) {
+    return {
+      step,
+      checks: [makeCheck('structure', 'duplicate', 1, `the same call as step ${dup}, recorded by a second instrumentation layer: not scored twice`, { info: true })],
+      score: null,
+      worst: null,
+      duplicateOf: dup,
+    };
+  }
+  const settings = ctx.settings;
+  const checks = statusChecks(step, settings, runStillGoing);
+  switch (step.type) {
+    case 'retrieval':
+      checks.push(...scoreRetrieval(step, settings, relevance, runInput));
+      break;
+    case 'llm':
+      checks.push(...scoreLlm(step, settings));
+      break;
+    case 'tool':
+      checks.push(...scoreTool(step, settings, ctx.toolStats));
+      break;
+    case 'prompt':
+      checks.push(...scorePrompt(step, settings));
+      break;
+    case 'generic': {
+      const shape = step.status === 'ok' ? errorShapeOf(step.output) : null;
+      if (shape?.hard) {
+        checks.push(
+          makeCheck('tool', 'tool.error_payload', settings.scoring.tool.error_payload_score, `returned without raising, but ${shape.why}: "${shape.quote}"`, {
+            hard: true,
+            evidence: quoteStep(step, 'output', shape.quote),
+          }),
+        );
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  checks.push(...userChecks(step));
+  let worst: Check | null = null;
+  for (const c of checks) {
+    if (c.info) continue;
+    if (worst === null || c.value < worst.value) worst = c;
+  }
+  return { step, checks, score: worst === null ? null : worst.value, worst, duplicateOf: null };
+}
+
+export function assessRun(detail: RunDetail, ctx: ScoringContext): StepAssessment[] {
+  const relevance = ctx.relevance ?? bm25Relevance(ctx.settings);
+  const going = detail.run.status === 'running';
+  return detail.steps.map((s) => assessStep(s, ctx, relevance, detail.run.input, going));
+}
+
+export function healthOf(a: StepAssessment): StepHealth {
+  return {
+    step_id: a.step.step_id,
+    name: a.step.name,
+    type: a.step.type,
+    index: a.step.index,
+    score: a.score === null ? null : Math.round(a.score * 1000) / 1000,
+    checks: a.checks.map(toScore),
+  };
+}
+
+export function scoreRun(detail: RunDetail, ctx: ScoringContext): StepHealth[] {
+  return assessRun(detail, ctx).map(healthOf);
+}

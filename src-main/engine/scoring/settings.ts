@@ -1,0 +1,112 @@
+/**
+ * Thresholds and constants of the scorers and the blame engine. The defaults
+ * live in one file (resources/settings.default.json, documented in
+ * docs/blame.md); a user file overrides any subset of them. Stored blame
+ * results carry settingsHash(settings) so that they are recomputed when the
+ * settings change.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import defaultsJson from '../../../resources/settings.default.json';
+import { EngineError } from '../../../src-shared/result';
+
+export type Settings = typeof defaultsJson;
+
+export const DEFAULT_SETTINGS: Settings = defaultsJson;
+
+type Plain = Record<string, unknown>;
+
+function isPlain(v: unknown): v is Plain {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Overlays `user` on `base`. Only keys the defaults know are taken, and only
+ * with the same JSON type, so a typo cannot silently switch a rule off; the
+ * problems are returned so the caller can show them.
+ */
+function overlay(base: unknown, user: unknown, path: string, problems: string[]): unknown {
+  if (isPlain(base)) {
+    if (!isPlain(user)) {
+      problems.push(`${path || 'settings'}: expected an object`);
+      return base;
+    }
+    const out: Plain = {};
+    for (const key of Object.keys(base)) {
+      out[key] = key in user ? overlay(base[key], user[key], path ? `${path}.${key}` : key, problems) : base[key];
+    }
+    for (const key of Object.keys(user)) {
+      if (!(key in base)) problems.push(`${path ? `${path}.` : ''}${key}: unknown setting, ignored`);
+    }
+    return out;
+  }
+  if (Array.isArray(base)) {
+    if (!Array.isArray(user) || user.some((x) => typeof x !== 'string')) {
+      problems.push(`${path}: expected a list of strings`);
+      return base;
+    }
+    return user;
+  }
+  if (typeof base !== typeof user || (typeof user === 'number' && !Number.isFinite(user))) {
+    problems.push(`${path}: expected a ${typeof base}`);
+    return base;
+  }
+  return user;
+}
+
+export function mergeSettings(user: unknown): { settings: Settings; problems: string[] } {
+  const problems: string[] = [];
+  const settings = overlay(DEFAULT_SETTINGS, user, '', problems) as Settings;
+  for (const pattern of settings.scoring.llm.refusal_patterns) {
+    try {
+      new RegExp(pattern, 'iu');
+    } catch {
+      problems.push(`scoring.llm.refusal_patterns: not a valid regular expression: ${pattern}`);
+    }
+  }
+  if (problems.some((p) => p.includes('not a valid regular expression'))) {
+    settings.scoring.llm.refusal_patterns = settings.scoring.llm.refusal_patterns.filter((p) => {
+      try {
+        new RegExp(p, 'iu');
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+  return { settings, problems };
+}
+
+/**
+ * Defaults merged with the user's file at `path` (the lead passes
+ * $TRACEBACK_HOME/settings.json). A missing file means defaults; a file that
+ * is not JSON is bad input and throws, naming the file.
+ */
+export function loadSettings(path?: string, onProblem?: (message: string) => void): Settings {
+  if (!path || !existsSync(path)) return structuredClone(DEFAULT_SETTINGS);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new EngineError('bad_request', `${path}: not valid JSON (${(err as Error).message})`);
+  }
+  const { settings, problems } = mergeSettings(parsed);
+  for (const p of problems) onProblem?.(`${path}: ${p}`);
+  return settings;
+}
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isPlain(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** Stable across key order; changes whenever any value changes. */
+export function settingsHash(settings: Settings): string {
+  return createHash('sha256').update(canonical(settings)).digest('hex').slice(0, 16);
+}

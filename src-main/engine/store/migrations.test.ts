@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MIGRATIONS } from './migrations/index';
+import { migrate, openDatabase, schemaVersion } from './open-database';
+
+function tables(db: Database.Database): string[] {
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+}
+
+describe('database migrations', () => {
+  it('0001 creates runs, steps, user scores and import bookkeeping on an empty database', () => {
+    const db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 1));
+    expect(schemaVersion(db)).toBe(1);
+    expect(tables(db)).toEqual(expect.arrayContaining(['runs', 'steps', 'user_scores', 'import_files', 'import_errors']));
+    expect(tables(db)).not.toContain('blame_results');
+  });
+
+  it('0002 adds the blame cache to a version-1 database and keeps its runs', () => {
+    const db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 1));
+    db.prepare("INSERT INTO runs (run_id, pipeline, status, started_at, imported_at, updated_at) VALUES ('r1', 'p', 'ok', 1, 1, 1)").run();
+    migrate(db);
+    expect(schemaVersion(db)).toBe(2);
+    expect(tables(db)).toContain('blame_results');
+    expect(db.prepare('SELECT pipeline FROM runs').get()).toEqual({ pipeline: 'p' });
+  });
+
+  it('a database written by a newer Traceback is refused with a clear message', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-mig-'));
+    const file = path.join(dir, 'traces.db');
+    const db = new Database(file);
+    db.pragma(`user_version = ${MIGRATIONS.length + 5}`);
+    db.close();
+    expect(() => openDatabase(file)).toThrow(/newer than this Traceback understands/);
+  });
+
+  it('opens in WAL mode so readers never wait for the importer', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-mig-'));
+    const db = openDatabase(path.join(dir, 'traces.db'));
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+});

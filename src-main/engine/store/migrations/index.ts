@@ -1,0 +1,11 @@
+import { migration0001 } from './0001-initial';
+import { migration0002 } from './0002-analysis-cache';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** In order; a migration's version is its position (1-based). Never edit one that shipped: add a new one. */
+export const MIGRATIONS: Migration[] = [migration0001, migration0002];

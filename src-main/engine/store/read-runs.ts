@@ -1,0 +1,131 @@
+/**
+ * Read queries of the store. All SQL uses bound parameters; the two hot
+ * queries (runs list, steps of a run) are covered by indexes checked in
+ * read-runs.test.ts with EXPLAIN QUERY PLAN.
+ */
+import type { ImportError, RunDetail, RunSummary } from '../../../src-shared/model';
+import type { RunFilter } from '../../../src-shared/api';
+import { EngineError } from '../../../src-shared/result';
+import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from '../importer/rows';
+import type { Db } from './open-database';
+
+export const LIST_RUNS_SQL = `
+SELECT r.run_id, r.pipeline, r.status, r.started_at, r.ended_at, r.verdict, r.source_format, r.provenance, r.updated_at,
+       (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,
+       b.blame_score, b.healthy
+FROM runs r LEFT JOIN blame_results b ON b.run_id = r.run_id
+WHERE (@pipeline IS NULL OR r.pipeline = @pipeline)
+  AND (@search IS NULL OR r.pipeline LIKE @search ESCAPE '\\' OR r.run_id LIKE @search ESCAPE '\\'
+       OR EXISTS (SELECT 1 FROM steps s WHERE s.run_id = r.run_id
+                  AND (s.name LIKE @search ESCAPE '\\' OR s.input LIKE @search ESCAPE '\\' OR s.output LIKE @search ESCAPE '\\' OR s.error LIKE @search ESCAPE '\\')))
+  AND (@filter = 'all'
+       OR (@filter = 'failed' AND (r.status = 'error' OR json_extract(r.verdict, '$.pass') = 0))
+       OR (@filter = 'blamed' AND b.healthy = 0)
+       OR (@filter = 'healthy' AND b.healthy = 1)
+       OR (@filter = 'running' AND r.status = 'running' AND r.updated_at >= @running_since)
+       OR (@filter = 'forked' AND r.provenance IS NOT NULL)
+       OR (@filter = 'imported' AND r.source_format <> 'native'))
+ORDER BY r.started_at DESC
+LIMIT @limit`;
+
+export const STEPS_OF_RUN_SQL = 'SELECT * FROM steps WHERE run_id = ? ORDER BY idx, started_at';
+
+interface ListRow {
+  run_id: string;
+  pipeline: string;
+  status: RunRow['status'];
+  started_at: number;
+  ended_at: number | null;
+  verdict: string | null;
+  source_format: string;
+  provenance: string | null;
+  updated_at: number;
+  steps: number;
+  blame_score: number | null;
+  healthy: number | null;
+}
+
+export interface ListRunsQuery {
+  filter?: RunFilter;
+  search?: string;
+  pipeline?: string;
+  limit?: number;
+}
+
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function listRuns(db: Db, q: ListRunsQuery = {}, now = Date.now()): RunSummary[] {
+  const rows = db.prepare(LIST_RUNS_SQL).all({
+    pipeline: q.pipeline ?? null,
+    search: q.search && q.search.trim() !== '' ? likePattern(q.search.trim()) : null,
+    filter: q.filter ?? 'all',
+    running_since: now - RUNNING_GRACE_MS,
+    limit: q.limit ?? 10_000,
+  }) as ListRow[];
+  return rows.map((r) => ({
+    run_id: r.run_id,
+    pipeline: r.pipeline,
+    status: displayStatus(r, now),
+    steps: r.steps,
+    started_at: r.started_at,
+    duration_ms: r.ended_at === null ? null : Math.max(0, r.ended_at - r.started_at),
+    verdict: r.verdict === null ? null : JSON.parse(r.verdict),
+    source_format: r.source_format,
+    forked: r.provenance !== null,
+    blame_score: r.blame_score,
+    healthy: r.healthy === null ? null : r.healthy === 1,
+  }));
+}
+
+/** A full id or a unique prefix → the full id; errors name what went wrong. */
+export function resolveRunId(db: Db, idOrPrefix: string): string {
+  const exact = db.prepare('SELECT run_id FROM runs WHERE run_id = ?').get(idOrPrefix) as { run_id: string } | undefined;
+  if (exact) return exact.run_id;
+  const matches = db
+    .prepare(`SELECT run_id FROM runs WHERE run_id LIKE ? ESCAPE '\\' ORDER BY run_id LIMIT 6`)
+    .all(`${idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as { run_id: string }[];
+  if (matches.length === 1) return matches[0].run_id;
+  if (matches.length === 0) throw new EngineError('not_found', `no run matches "${idOrPrefix}"`);
+  throw new EngineError('ambiguous', `"${idOrPrefix}" matches several runs: ${matches.slice(0, 5).map((m) => m.run_id).join(', ')}${matches.length > 5 ? ', …' : ''}`);
+}
+
+export function getRunDetail(db: Db, idOrPrefix: string, now = Date.now()): RunDetail {
+  const runId = resolveRunId(db, idOrPrefix);
+  const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
+  const stepRows = db.prepare(STEPS_OF_RUN_SQL).all(runId) as StepRow[];
+  const scores = db.prepare('SELECT * FROM user_scores WHERE run_id = ?').all(runId) as ScoreRow[];
+  const byStep = new Map<string, ScoreRow[]>();
+  for (const s of scores) {
+    const list = byStep.get(s.step_id);
+    if (list) list.push(s);
+    else byStep.set(s.step_id, [s]);
+  }
+  return {
+    run: runFromRow(row, stepRows.length, now, byStep.get('') ?? []),
+    steps: stepRows.map((s) => stepFromRow(s, byStep.get(s.step_id) ?? [])),
+  };
+}
+
+export function listImportErrors(db: Db, limit = 500): ImportError[] {
+  return db
+    .prepare('SELECT path AS file, line, level, message FROM import_errors ORDER BY created_at DESC, id DESC LIMIT ?')
+    .all(limit) as ImportError[];
+}
+
+/** Calls and failures per tool name across the store, for the tool scorer's historical failure rate. */
+export function toolStats(db: Db, excludeRunId?: string): Record<string, { calls: number; failures: number }> {
+  const rows = db
+    .prepare(`SELECT name, COUNT(*) AS calls, SUM(status = 'error') AS failures FROM steps WHERE type = 'tool' AND run_id <> ? GROUP BY name`)
+    .all(excludeRunId ?? '') as { name: string; calls: number; failures: number }[];
+  return Object.fromEntries(rows.map((r) => [r.name, { calls: r.calls, failures: r.failures }]));
+}
+
+/** Other runs of the same pipeline that carry a verdict, newest first (for the across-runs spectrum). */
+export function pipelineHistory(db: Db, pipeline: string, excludeRunId: string, limit = 200): RunDetail[] {
+  const ids = db
+    .prepare('SELECT run_id FROM runs WHERE pipeline = ? AND run_id <> ? AND verdict IS NOT NULL ORDER BY started_at DESC LIMIT ?')
+    .all(pipeline, excludeRunId, limit) as { run_id: string }[];
+  return ids.map((r) => getRunDetail(db, r.run_id));
+}

@@ -1,0 +1,211 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useMemo, useRef } from 'react';
+import type { DiffResult, DiffRow } from '../../../src-shared/analysis';
+import type { Step } from '../../../src-shared/model';
+import { useEngineQuery } from '../api/use-engine-query';
+import { ErrorNote } from '../common/ErrorNote';
+import { JsonView } from '../common/JsonView';
+import { TraceText } from '../common/TraceText';
+import { runHealth } from '../runs/run-health';
+import type { Route } from '../state/route';
+import { act, openDiff, openRun, selectDiffRow } from '../state/ui-store';
+import { formatDelta, formatScore, formatTime } from '../text/format';
+
+const ROW_HEIGHT = 26;
+
+export function DiffView({ route }: { route: Extract<Route, { view: 'diff' }> }) {
+  const runs = useEngineQuery('listRuns', { limit: 5000 });
+  const { runA, runB } = route;
+  const diff = useEngineQuery('diffRuns', runA && runB ? { runA, runB } : null);
+  const options = useMemo(() => [...(runs.data ?? [])].sort((a, b) => b.started_at - a.started_at), [runs.data]);
+
+  const picker = (side: 'a' | 'b', value: string | null) => (
+    <label className="field">
+      <span>{side === 'a' ? 'Baseline (A)' : 'Candidate (B)'}</span>
+      <select
+        aria-label={side === 'a' ? 'Baseline run' : 'Candidate run'}
+        value={value ?? ''}
+        onChange={(e) => act(openDiff, side === 'a' ? e.target.value || null : runA, side === 'b' ? e.target.value || null : runB)}
+      >
+        <option value="">choose a run…</option>
+        {value && !options.some((r) => r.run_id === value) && <option value={value}>{value}</option>}
+        {options.map((r) => (
+          <option key={r.run_id} value={r.run_id}>
+            {r.pipeline.slice(0, 40)} · {r.run_id.slice(0, 8)} · {formatTime(r.started_at)} · {runHealth(r)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+
+  return (
+    <div className="diff-view" data-testid="diff-view">
+      <div className="toolbar">
+        <h2 className="view-title">Compare runs</h2>
+        {picker('a', runA)}
+        <button type="button" className="button ghost" title="Swap A and B" onClick={() => act(openDiff, runB, runA)} disabled={!runA && !runB}>
+          ⇄
+        </button>
+        {picker('b', runB)}
+      </div>
+      {!(runA && runB) && <div className="empty">Choose two runs to compare, or tick two runs in the runs list.</div>}
+      {diff.error && <ErrorNote error={diff.error} />}
+      {diff.data && <DiffBody diff={diff.data} selectedKey={route.key} />}
+    </div>
+  );
+}
+
+function DiffBody({ diff, selectedKey }: { diff: DiffResult; selectedKey: string | null }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const rows = diff.rows;
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const focusKey = selectedKey ?? diff.step?.key ?? null;
+  const chosen = rows.find((r) => r.key === focusKey) ?? null;
+  return (
+    <div className="diff-body">
+      <div className={`verdict-banner diff-${diff.verdict}`} data-testid="diff-verdict">
+        <strong>{diff.verdict === 'regression' ? 'Regression' : diff.verdict === 'improvement' ? 'Improvement' : 'No significant change'}</strong>
+        {diff.step && (
+          <>
+            {' '}
+            at <span className="mono">{diff.step.name}</span>
+          </>
+        )}
+        {' — '}
+        <TraceText text={diff.reason} truncateAt={600} />
+        {diff.first_divergence && (
+          <div className="small">
+            Structure diverges first at <span className="mono">{diff.first_divergence.key}</span>:{' '}
+            <TraceText text={diff.first_divergence.description} truncateAt={400} />
+          </div>
+        )}
+      </div>
+      <div className="diff-split">
+        <div className="table diff-table" role="table" aria-label="Aligned steps">
+          <div className="table-head diff-row" role="row">
+            <span role="columnheader">Step (aligned by replay key)</span>
+            <span role="columnheader">A</span>
+            <span role="columnheader" className="num">score A</span>
+            <span role="columnheader">B</span>
+            <span role="columnheader" className="num">score B</span>
+            <span role="columnheader" className="num">Δ</span>
+            <span role="columnheader">change</span>
+          </div>
+          <div className="table-body" ref={scrollRef}>
+            <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+              {virtualizer.getVirtualItems().map((item) => {
+                const row = rows[item.index];
+                const regressed = diff.step?.key === row.key;
+                const divergent = diff.first_divergence?.key === row.key;
+                return (
+                  <div
+                    key={row.key}
+                    role="row"
+                    data-key={row.key}
+                    className={`diff-row change-${row.change}${regressed ? ` verdict-${diff.verdict}` : ''}${divergent ? ' divergence' : ''}${row.key === focusKey ? ' is-selected' : ''}`}
+                    style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+                    onClick={() => act(selectDiffRow, row.key)}
+                  >
+                    <span role="cell" className="mono ellipsis-cell" title={row.key}>
+                      {divergent && <span className="badge badge-warn">diverges</span>} {row.key}
+                    </span>
+                    <SideCells side={row.a} />
+                    <SideCells side={row.b} />
+                    <span role="cell" className={`num mono delta ${deltaClass(row.delta)}`}>
+                      {formatDelta(row.delta)}
+                    </span>
+                    <span role="cell">
+                      <span className={`badge change-badge-${row.change}`}>{row.change}</span>
+                      {regressed && <span className={`badge verdict-badge-${diff.verdict}`}>{diff.verdict}</span>}
+                    </span>
+                  </div>
+                );
+              })}
+            </div>
+          </div>
+        </div>
+        {chosen && <SideBySide row={chosen} runA={diff.run_a} runB={diff.run_b} />}
+      </div>
+    </div>
+  );
+}
+
+function deltaClass(delta: number | null): string {
+  if (delta === null || Math.abs(delta) < 0.005) return '';
+  return delta < 0 ? 'delta-bad' : 'delta-good';
+}
+
+function SideCells({ side }: { side: DiffRow['a'] }) {
+  if (!side) {
+    return (
+      <>
+        <span role="cell" className="muted">
+          absent
+        </span>
+        <span role="cell" />
+      </>
+    );
+  }
+  return (
+    <>
+      <span role="cell" className="ellipsis-cell">
+        <span className={`type-tag type-${side.type}`}>{side.type}</span> <TraceText text={side.name} truncateAt={80} />{' '}
+        {side.status === 'error' && <span className="badge badge-bad">error</span>}
+      </span>
+      <span role="cell" className="num mono">
+        {formatScore(side.score)}
+      </span>
+    </>
+  );
+}
+
+function SideBySide({ row, runA, runB }: { row: DiffRow; runA: string; runB: string }) {
+  const a = useEngineQuery('getRun', { runId: runA });
+  const b = useEngineQuery('getRun', { runId: runB });
+  const stepA = row.a ? a.data?.steps.find((s) => s.step_id === row.a!.step_id) : undefined;
+  const stepB = row.b ? b.data?.steps.find((s) => s.step_id === row.b!.step_id) : undefined;
+  return (
+    <div className="side-by-side" data-testid="side-by-side">
+      <div className="pane-head">
+        <span className="pane-title mono">{row.key}</span>
+      </div>
+      <div className="side-columns">
+        <StepTexts label="A" runId={runA} step={stepA} loading={a.loading && !a.data} />
+        <StepTexts label="B" runId={runB} step={stepB} loading={b.loading && !b.data} />
+      </div>
+    </div>
+  );
+}
+
+function StepTexts({ label, runId, step, loading }: { label: string; runId: string; step: Step | undefined; loading: boolean }) {
+  return (
+    <div className="side-column">
+      <div className="side-label">
+        {label}{' '}
+        <button type="button" className="link-button mono" onClick={() => act(openRun, runId, step?.step_id ?? null)}>
+          {runId.slice(0, 8)}
+        </button>
+      </div>
+      {loading ? (
+        <div className="muted">loading…</div>
+      ) : !step ? (
+        <div className="muted">This step does not exist in run {label}.</div>
+      ) : (
+        <>
+          {step.error && (
+            <div className="error-block trace-text">
+              <strong>
+                <TraceText text={step.error.type} truncateAt={200} />
+              </strong>
+              : <TraceText text={step.error.message} />
+            </div>
+          )}
+          <div className="side-field">input</div>
+          {step.input === null ? <span className="muted">none</span> : <JsonView value={step.input} needles={[]} />}
+          <div className="side-field">output</div>
+          {step.output === null ? <span className="muted">none</span> : <JsonView value={step.output} needles={[]} />}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,247 @@
+import {
+  Background,
+  Controls,
+  Handle,
+  MiniMap,
+  Position,
+  ReactFlow,
+  ReactFlowProvider,
+  useReactFlow,
+  type Edge,
+  type Node,
+  type NodeProps,
+} from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import { memo, useCallback, useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import type { Step } from '../../../src-shared/model';
+import { act, selectStep, setExpanded, showMoreChildren, useUi } from '../state/ui-store';
+import { formatDuration, formatScore } from '../text/format';
+import { revealControls } from '../text/visible-controls';
+import type { RunModel } from '../workbench/use-run-model';
+import { layoutGraph, lineageEdges } from './layout-graph';
+import { stepLook, type StepLook } from './step-look';
+import { ancestorsOf, navigateGraph, visibleGraph, type NavKey } from './step-tree';
+
+/** Children shown per page under one parent; more appear behind a "+N more" node. */
+export const CHILD_PAGE = 25;
+
+type StepNodeData = {
+  step: Step;
+  look: StepLook;
+  score: number | null;
+  expanded: boolean;
+  hiddenBelow: number;
+  hasChildren: boolean;
+  onLineage: boolean;
+  selected: boolean;
+};
+type MoreNodeData = { parent: string | null; hidden: number };
+type StepNodeType = Node<StepNodeData, 'step'>;
+type MoreNodeType = Node<MoreNodeData, 'more'>;
+
+/** Labels never carry bidi overrides: a name is shown with its controls made visible. */
+function plainLabel(text: string): string {
+  return revealControls(text)
+    .map((p) => p.text)
+    .join('');
+}
+
+const StepNode = memo(function StepNode({ data }: NodeProps<StepNodeType>) {
+  const { step, look, score, expanded, hiddenBelow, hasChildren, onLineage, selected } = data;
+  return (
+    <div
+      className={`graph-node look-${look}${selected ? ' is-selected' : ''}${onLineage ? ' on-lineage' : ''}`}
+      data-step-id={step.step_id}
+      title={`${plainLabel(step.name)} · ${step.type} · ${step.status}`}
+    >
+      <Handle type="target" position={Position.Left} isConnectable={false} />
+      <div className="graph-node-top">
+        <span className={`type-tag type-${step.type}`}>{step.type}</span>
+        <span className="graph-node-name">{plainLabel(step.name)}</span>
+      </div>
+      <div className="graph-node-bottom mono">
+        <span>{formatDuration(step.duration_ms)}</span>
+        <span>{score === null ? '' : `score ${formatScore(score)}`}</span>
+        {hasChildren && (
+          <button
+            type="button"
+            className="graph-node-toggle nodrag"
+            aria-label={expanded ? 'Collapse' : `Expand ${hiddenBelow} steps`}
+            onClick={(e) => {
+              e.stopPropagation();
+              act(setExpanded, step.step_id, !expanded);
+            }}
+          >
+            {expanded ? '−' : `+${hiddenBelow.toLocaleString('en-US')}`}
+          </button>
+        )}
+      </div>
+      <Handle type="source" position={Position.Right} isConnectable={false} />
+    </div>
+  );
+});
+
+const MoreNode = memo(function MoreNode({ data }: NodeProps<MoreNodeType>) {
+  return (
+    <button
+      type="button"
+      className="graph-more nodrag"
+      onClick={() => act(showMoreChildren, data.parent ?? '')}
+      title="Show the next page of steps under this parent"
+    >
+      <Handle type="target" position={Position.Left} isConnectable={false} />+{data.hidden.toLocaleString('en-US')} more
+    </button>
+  );
+});
+
+const nodeTypes = { step: StepNode, more: MoreNode };
+
+export function StepGraph(props: { model: RunModel; selected: string | null }) {
+  return (
+    <ReactFlowProvider>
+      <StepGraphInner {...props} />
+    </ReactFlowProvider>
+  );
+}
+
+function StepGraphInner({ model, selected }: { model: RunModel; selected: string | null }) {
+  const { tree, blameIndex, expanded, pinned } = model;
+  const pages = useUi((s) => s.childPages);
+  const flow = useReactFlow();
+  const wrapper = useRef<HTMLDivElement>(null);
+
+  const items = useMemo(() => (tree ? visibleGraph(tree, expanded, pages, CHILD_PAGE, pinned) : []), [tree, expanded, pages, pinned]);
+  const layout = useMemo(() => layoutGraph(items), [items]);
+
+  const nodes = useMemo<(StepNodeType | MoreNodeType)[]>(() => {
+    if (!tree) return [];
+    const out: (StepNodeType | MoreNodeType)[] = [];
+    for (const p of layout.values()) {
+      if (p.item.kind === 'more') {
+        out.push({ id: p.item.id, type: 'more', position: { x: p.x, y: p.y }, data: { parent: p.item.parent, hidden: p.item.hidden }, width: p.width, height: p.height });
+        continue;
+      }
+      const step = tree.byId.get(p.item.id)!;
+      out.push({
+        id: step.step_id,
+        type: 'step',
+        position: { x: p.x, y: p.y },
+        width: p.width,
+        height: p.height,
+        data: {
+          step,
+          look: stepLook(step, blameIndex),
+          score: blameIndex.health.get(step.step_id)?.score ?? null,
+          expanded: p.item.expanded,
+          hiddenBelow: p.item.hiddenBelow,
+          hasChildren: (tree.children.get(step.step_id) ?? []).length > 0,
+          onLineage: blameIndex.lineage.has(step.step_id),
+          selected: step.step_id === selected,
+        },
+      });
+    }
+    return out;
+  }, [tree, layout, blameIndex, selected]);
+
+  const edges = useMemo<Edge[]>(() => {
+    if (!tree) return [];
+    const out: Edge[] = [];
+    for (const p of layout.values()) {
+      if (p.item.parent === null || !layout.has(p.item.parent)) continue;
+      out.push({ id: `t:${p.item.id}`, source: p.item.parent, target: p.item.id, type: 'smoothstep', className: 'edge-tree', focusable: false });
+    }
+    const lineage = lineageEdges(model.blame?.lineage_path ?? [], (id) => layout.has(id), (id) => ancestorsOf(tree, id));
+    for (const [a, b] of lineage) {
+      out.push({
+        id: `l:${a}>${b}`,
+        source: a,
+        target: b,
+        type: 'default',
+        className: 'edge-lineage',
+        label: 'data',
+        focusable: false,
+        zIndex: 10,
+      });
+    }
+    return out;
+  }, [tree, layout, model.blame]);
+
+  // Fit once per run; afterwards the user's zoom stays where they put it.
+  const fittedRun = useRef<string | null>(null);
+  const runId = model.detail?.run.run_id ?? null;
+  useEffect(() => {
+    if (!runId || nodes.length === 0 || fittedRun.current === runId) return;
+    fittedRun.current = runId;
+    const focus = selected && layout.has(selected) ? selected : [...blameIndex.blamed].find((id) => layout.has(id));
+    requestAnimationFrame(() => {
+      if (focus && nodes.length > 40) {
+        const p = layout.get(focus)!;
+        flow.setCenter(p.x + p.width / 2, p.y + p.height / 2, { zoom: 0.9 });
+      } else {
+        void flow.fitView({ padding: 0.1, maxZoom: 1.2 });
+      }
+    });
+  }, [runId, nodes.length, flow, layout, selected, blameIndex]);
+
+  // Keep the keyboard selection on screen.
+  useEffect(() => {
+    if (!selected || !layout.has(selected) || !wrapper.current) return;
+    const p = layout.get(selected)!;
+    const { x, y, zoom } = flow.getViewport();
+    const rect = wrapper.current.getBoundingClientRect();
+    const sx = p.x * zoom + x;
+    const sy = p.y * zoom + y;
+    const off = sx < 0 || sy < 0 || sx + p.width * zoom > rect.width || sy + p.height * zoom > rect.height;
+    if (off) flow.setCenter(p.x + p.width / 2, p.y + p.height / 2, { zoom, duration: 150 });
+  }, [selected, layout, flow]);
+
+  const onKeyDown = useCallback(
+    (e: KeyboardEvent<HTMLDivElement>) => {
+      if (!['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'].includes(e.key)) {
+        if ((e.key === 'Enter' || e.key === ' ') && selected && tree && (tree.children.get(selected) ?? []).length) {
+          e.preventDefault();
+          act(setExpanded, selected, !expanded(selected));
+        }
+        return;
+      }
+      e.preventDefault();
+      const next = navigateGraph(items, selected, e.key as NavKey);
+      if (next !== selected) act(selectStep, next);
+    },
+    [items, selected, tree, expanded],
+  );
+
+  return (
+    <div className="step-graph" ref={wrapper} tabIndex={0} onKeyDown={onKeyDown} aria-label="Step graph. Arrow keys move the selection, Enter expands or collapses." data-testid="step-graph">
+      <ReactFlow
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        elementsSelectable={false}
+        nodesFocusable={false}
+        edgesFocusable={false}
+        onlyRenderVisibleElements
+        minZoom={0.05}
+        maxZoom={2}
+        onNodeClick={(_, node) => node.type === 'step' && act(selectStep, node.id)}
+        colorMode="system"
+      >
+        <Background gap={24} size={1} />
+        <MiniMap pannable zoomable nodeClassName={(n) => (n.type === 'step' ? `mini-${(n.data as StepNodeData).look}` : 'mini-more')} />
+        <Controls showInteractive={false} />
+      </ReactFlow>
+      <div className="graph-legend">
+        <span className="legend-item look-blamed">blamed</span>
+        <span className="legend-item look-co-blamed">co-blamed</span>
+        <span className="legend-item look-symptom">symptom</span>
+        <span className="legend-item look-error">error</span>
+        <span className="legend-item look-weak">low score</span>
+        <span className="legend-item look-healthy">healthy</span>
+        <span className="legend-item look-unscored">unscored</span>
+        <span className="legend-item legend-lineage">data lineage</span>
+      </div>
+    </div>
+  );
+}

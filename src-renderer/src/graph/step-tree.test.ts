@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import type { Step } from '../../../src-shared/model';
+import { buildStepTree, defaultExpanded, navigateGraph, visibleGraph, visibleRows } from './step-tree';
+
+function step(id: string, parent: string | null, index: number): Step {
+  return {
+    run_id: 'r',
+    step_id: id,
+    parent_id: parent,
+    index,
+    name: id,
+    type: 'generic',
+    replay_key: id,
+    status: 'ok',
+    input: null,
+    output: null,
+    error: null,
+    started_at: index,
+    ended_at: index + 1,
+    duration_ms: 1,
+    model: null,
+    usage: null,
+    metadata: {},
+    user_scores: [],
+    replayed: false,
+    extra: {},
+  };
+}
+
+/** root → `loops` iterations → `per` leaves each. */
+function loopRun(loops: number, per: number): Step[] {
+  const steps = [step('root', null, 0)];
+  for (let i = 0; i < loops; i++) {
+    steps.push(step(`it${i}`, 'root', steps.length));
+    for (let j = 0; j < per; j++) steps.push(step(`it${i}.${j}`, `it${i}`, steps.length));
+  }
+  return steps;
+}
+
+describe('step tree', () => {
+  it('children keep start order even when the trace lists them out of order', () => {
+    const tree = buildStepTree([step('b', 'root', 2), step('root', null, 0), step('a', 'root', 1)]);
+    expect(tree.children.get('root')).toEqual(['a', 'b']);
+    expect(tree.descendants.get('root')).toBe(2);
+  });
+
+  it('a step whose parent never reached the trace is shown as a root', () => {
+    const tree = buildStepTree([step('root', null, 0), step('orphan', 'missing', 1)]);
+    expect(tree.children.get(null)).toEqual(['root', 'orphan']);
+  });
+
+  it('a 10,000-deep chain builds without overflowing the stack', () => {
+    const steps = Array.from({ length: 10_000 }, (_, i) => step(`s${i}`, i ? `s${i - 1}` : null, i));
+    const tree = buildStepTree(steps);
+    expect(tree.depth.get('s9999')).toBe(9999);
+    expect(tree.descendants.get('s0')).toBe(9999);
+  });
+
+  it('a small run opens fully', () => {
+    const tree = buildStepTree(loopRun(3, 3));
+    const rows = visibleRows(tree, (id) => defaultExpanded(tree, 150).has(id));
+    expect(rows).toHaveLength(13);
+  });
+
+  it('a 10,000-step run opens as an outline within the budget, but with the blamed step reachable', () => {
+    const tree = buildStepTree(loopRun(100, 99));
+    const open = defaultExpanded(tree, 150, ['it57.98']);
+    const rows = visibleRows(tree, (id) => open.has(id));
+    expect(rows.length).toBeLessThanOrEqual(101 + 99);
+    expect(rows.some((r) => r.id === 'it57.98')).toBe(true);
+  });
+
+  it('the graph pages a parent with many children and keeps pinned children in view', () => {
+    const tree = buildStepTree(loopRun(1, 100));
+    const items = visibleGraph(tree, () => true, {}, 25, new Set(['it0.80']));
+    const shown = items.filter((i) => i.kind === 'step').map((i) => i.id);
+    expect(shown).toContain('it0.80');
+    expect(shown).not.toContain('it0.30');
+    const more = items.find((i) => i.kind === 'more');
+    expect(more).toMatchObject({ parent: 'it0', hidden: 74 });
+    // The "+N more" item comes after the shown children.
+    expect(items.indexOf(more!)).toBeGreaterThan(items.findIndex((i) => i.id === 'it0.80'));
+    const page2 = visibleGraph(tree, () => true, { it0: 2 }, 25);
+    expect(page2.find((i) => i.kind === 'more')).toMatchObject({ hidden: 50 });
+  });
+
+  it('a collapsed step tells how many steps it hides', () => {
+    const tree = buildStepTree(loopRun(2, 5));
+    const items = visibleGraph(tree, (id) => id === 'root', {}, 25);
+    expect(items.find((i) => i.id === 'it0')).toMatchObject({ expanded: false, hiddenBelow: 5 });
+  });
+
+  it('arrow keys walk the tree: right to a child, down to a sibling, left back to the parent', () => {
+    const tree = buildStepTree(loopRun(2, 2));
+    const items = visibleGraph(tree, () => true, {}, 25);
+    let at = navigateGraph(items, null, 'ArrowDown');
+    expect(at).toBe('root');
+    at = navigateGraph(items, at, 'ArrowRight');
+    expect(at).toBe('it0');
+    at = navigateGraph(items, at, 'ArrowDown');
+    expect(at).toBe('it1');
+    expect(navigateGraph(items, at, 'ArrowDown')).toBe('it1');
+    at = navigateGraph(items, navigateGraph(items, at, 'ArrowRight'), 'ArrowLeft');
+    expect(at).toBe('it1');
+    expect(navigateGraph(items, 'root', 'ArrowLeft')).toBe('root');
+  });
+});

@@ -1,0 +1,72 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useMemo, useRef } from 'react';
+import type { RunSummary } from '../../../src-shared/model';
+import { TraceText } from '../common/TraceText';
+import { act, openRun } from '../state/ui-store';
+import { formatDuration, formatTime, shortId } from '../text/format';
+import { runHealth } from './run-health';
+import { timelineRows } from './sort-runs';
+
+const ROW_HEIGHT = 24;
+const TICKS = 6;
+
+/** One row per run, time across, grouped by pipeline. */
+export function RunTimeline({ runs }: { runs: RunSummary[] }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const { rows, start, end } = useMemo(() => timelineRows(runs), [runs]);
+  const span = end - start;
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 16,
+  });
+  const ticks = Array.from({ length: TICKS }, (_, i) => start + (span * i) / (TICKS - 1));
+  return (
+    <div className="timeline" aria-label="Runs timeline">
+      <div className="timeline-axis">
+        <span className="timeline-label-col" />
+        <span className="timeline-track">
+          {ticks.map((t, i) => (
+            <span key={i} className="timeline-tick" style={{ left: `${(i / (TICKS - 1)) * 100}%` }}>
+              {formatTime(t).slice(5)}
+            </span>
+          ))}
+        </span>
+      </div>
+      <div className="timeline-body" ref={scrollRef}>
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const row = rows[item.index];
+            const style = { position: 'absolute' as const, top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` };
+            if (row.kind === 'group') {
+              return (
+                <div key={`g:${row.pipeline}`} className="timeline-group" style={style}>
+                  <TraceText text={row.pipeline} truncateAt={120} /> <span className="muted">· {row.count} runs</span>
+                </div>
+              );
+            }
+            const run = row.run;
+            const left = ((run.started_at - start) / span) * 100;
+            const width = Math.max(((run.duration_ms ?? 0) / span) * 100, 0.25);
+            const health = runHealth(run);
+            return (
+              <div key={run.run_id} className="timeline-row" style={style} data-run-id={run.run_id} onClick={() => act(openRun, run.run_id)}>
+                <span className="timeline-label-col mono" title={run.run_id}>
+                  {shortId(run.run_id)} <span className="muted">{formatDuration(run.duration_ms)}</span>
+                </span>
+                <span className="timeline-track">
+                  <span
+                    className={`timeline-bar bar-${health}`}
+                    style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }}
+                    title={`${run.run_id} · ${health} · ${formatTime(run.started_at)} · ${formatDuration(run.duration_ms)}`}
+                  />
+                </span>
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import {
+  focusEvidence,
+  initialUiState,
+  navigate,
+  openDiff,
+  openRun,
+  selectStep,
+  setExpanded,
+  setRunsQuery,
+  showMoreChildren,
+  toggleComparePick,
+  togglePanel,
+} from './ui-store';
+
+describe('UI state', () => {
+  it('a fresh window opens on the runs list with nothing selected', () => {
+    expect(initialUiState.route).toMatchObject({ view: 'runs', filter: 'all', search: '' });
+    expect(initialUiState.comparePick).toEqual([]);
+  });
+
+  it('opening a run and picking a step puts both in the route', () => {
+    const s = selectStep(openRun(initialUiState, 'run-1'), 'step-7');
+    expect(s.route).toEqual({ view: 'run', runId: 'run-1', stepId: 'step-7', tab: 'graph' });
+  });
+
+  it('selecting a step outside a run view changes nothing', () => {
+    expect(selectStep(initialUiState, 'step-1')).toBe(initialUiState);
+  });
+
+  it('graph expansion and paging are forgotten when another run is opened', () => {
+    let s = openRun(initialUiState, 'run-1');
+    s = showMoreChildren(setExpanded(s, 'a', true), 'a');
+    expect(s.expansion).toEqual({ a: true });
+    expect(s.childPages).toEqual({ a: 2 });
+    expect(openRun(s, 'run-1').expansion).toEqual({ a: true });
+    const other = openRun(s, 'run-2');
+    expect(other.expansion).toEqual({});
+    expect(other.childPages).toEqual({});
+  });
+
+  it('clicking evidence selects its step, opens the step panel and remembers the quote', () => {
+    let s = togglePanel(openRun(initialUiState, 'run-1'), 'step');
+    expect(s.panels.step).toBe(false);
+    s = focusEvidence(s, { step_id: 'retrieve', field: 'output', quote: 'Paris is in Texas' });
+    expect(s.route).toMatchObject({ stepId: 'retrieve' });
+    expect(s.panels.step).toBe(true);
+    expect(s.focusedEvidence?.quote).toBe('Paris is in Texas');
+  });
+
+  it('moving to another step drops the highlighted evidence of the previous one', () => {
+    let s = focusEvidence(openRun(initialUiState, 'run-1'), { step_id: 'a', field: 'output', quote: 'q' });
+    s = selectStep(s, 'b');
+    expect(s.focusedEvidence).toBeNull();
+  });
+
+  it('ticking a third run for comparison keeps the last two picks', () => {
+    let s = toggleComparePick(initialUiState, 'r1');
+    s = toggleComparePick(s, 'r2');
+    s = toggleComparePick(s, 'r3');
+    expect(s.comparePick).toEqual(['r2', 'r3']);
+    expect(toggleComparePick(s, 'r2').comparePick).toEqual(['r3']);
+  });
+
+  it('opening the diff of two picks clears the picks and shows the pair', () => {
+    const s = openDiff(toggleComparePick(toggleComparePick(initialUiState, 'r1'), 'r2'), 'r1', 'r2');
+    expect(s.route).toEqual({ view: 'diff', runA: 'r1', runB: 'r2', key: null });
+    expect(s.comparePick).toEqual([]);
+  });
+
+  it('changing the runs filter from a run view returns to the runs list with that filter', () => {
+    const s = setRunsQuery(openRun(initialUiState, 'run-1'), { filter: 'failed' });
+    expect(s.route).toMatchObject({ view: 'runs', filter: 'failed', search: '' });
+  });
+
+  it('updates never mutate the state they were given', () => {
+    const frozen = Object.freeze({ ...initialUiState, panels: Object.freeze({ ...initialUiState.panels }) });
+    expect(() => togglePanel(navigate(frozen, { view: 'diff', runA: null, runB: null, key: null }), 'blame')).not.toThrow();
+    expect(frozen.panels.blame).toBe(true);
+  });
+});

@@ -1,0 +1,151 @@
+import type { BlamedStep, BlameResult } from '../../../src-shared/analysis';
+import { ErrorNote } from '../common/ErrorNote';
+import { Section } from '../common/Section';
+import { TraceText } from '../common/TraceText';
+import { act, focusEvidence, selectStep } from '../state/ui-store';
+import { formatScore } from '../text/format';
+import type { RunModel } from './use-run-model';
+
+const OTHER_SCORES_SHOWN = 12;
+
+export function BlamePanel({ model }: { model: RunModel }) {
+  const { blame, blameError, tree } = model;
+  const nameOf = (id: string) => tree?.byId.get(id)?.name ?? id;
+  if (blameError) return <ErrorNote error={blameError} />;
+  if (!blame) return <div className="muted pad">Working out blame…</div>;
+  return (
+    <div className="blame-panel" data-testid="blame-panel">
+      {blame.healthy ? (
+        <div className="verdict-banner healthy" data-testid="blame-verdict">
+          <strong>Healthy run.</strong> Nothing is blamed.
+        </div>
+      ) : (
+        <div className="verdict-banner failed" data-testid="blame-verdict">
+          <strong>Failed{blame.failure ? `: ${blame.failure.kind}` : ''}.</strong>{' '}
+          {blame.failure && <TraceText text={blame.failure.description} truncateAt={400} />}
+        </div>
+      )}
+      {blame.blamed.length > 0 && <BlamedCard finding={blame.blamed[0]} primary />}
+      {blame.blamed.length === 0 && !blame.healthy && <div className="muted pad">No step could be blamed with the evidence in this trace.</div>}
+      {(blame.co_blamed.length > 0 || blame.blamed.length > 1) && (
+        <Section title="Co-blamed" testId="co-blamed">
+          {[...blame.blamed.slice(1), ...blame.co_blamed].map((f) => (
+            <BlamedCard key={`${f.step_id}:${f.rule}`} finding={f} />
+          ))}
+        </Section>
+      )}
+      {blame.symptoms.length > 0 && (
+        <Section title="Symptoms (failed because of an upstream cause)" defaultOpen={false}>
+          <ul className="plain-list">
+            {blame.symptoms.map((s) => (
+              <li key={s.step_id}>
+                <button type="button" className="link-button" onClick={() => act(selectStep, s.step_id)}>
+                  <TraceText text={s.name} truncateAt={100} />
+                </button>{' '}
+                <span className="muted">← caused by</span>{' '}
+                <button type="button" className="link-button" onClick={() => act(selectStep, s.caused_by)}>
+                  <TraceText text={nameOf(s.caused_by)} truncateAt={100} />
+                </button>
+                <div className="muted small">
+                  <TraceText text={s.reason} truncateAt={400} />
+                </div>
+              </li>
+            ))}
+          </ul>
+        </Section>
+      )}
+      {blame.lineage_path.length > 0 && (
+        <Section title="Lineage path (cause → output)" testId="lineage-path">
+          <ol className="lineage-chain">
+            {blame.lineage_path.map((id, i) => (
+              <li key={`${id}:${i}`}>
+                <button type="button" className="chip" onClick={() => act(selectStep, id)}>
+                  <TraceText text={nameOf(id)} truncateAt={60} />
+                </button>
+              </li>
+            ))}
+          </ol>
+        </Section>
+      )}
+      <OtherScores blame={blame} />
+    </div>
+  );
+}
+
+function BlamedCard({ finding, primary = false }: { finding: BlamedStep; primary?: boolean }) {
+  return (
+    <div className={`blamed-card${primary ? ' primary' : ''}`} data-testid={primary ? 'blamed-step' : 'co-blamed-step'}>
+      <div className="blamed-head">
+        <span className={`type-tag type-${finding.type}`}>{finding.type}</span>
+        <button type="button" className="link-button blamed-name" onClick={() => act(selectStep, finding.step_id)}>
+          <TraceText text={finding.name} truncateAt={120} />
+        </button>
+        <span className={`badge confidence-${finding.confidence}`}>{finding.confidence} confidence</span>
+        <span className="mono muted">blame {formatScore(finding.score)}</span>
+      </div>
+      <p className="blamed-reason" data-testid="blame-reason">
+        <TraceText text={finding.reason} truncateAt={1000} />
+      </p>
+      {finding.evidence.length > 0 && (
+        <ul className="evidence-list">
+          {finding.evidence.map((ev, i) => (
+            <li key={i}>
+              <button
+                type="button"
+                className="evidence"
+                data-testid="evidence"
+                title="Show this quote in the step"
+                onClick={() => act(focusEvidence, ev)}
+              >
+                <span className="evidence-field">{ev.field}</span>
+                <q className="trace-text">
+                  <TraceText text={ev.quote} truncateAt={300} />
+                </q>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="blamed-foot">
+        <span className="muted small">rule: {finding.rule}</span>
+        <span className="toolbar-spacer" />
+        {primary && (
+          <span className="disabled-wrap" title="Fork experiments are coming: re-run this pipeline from this step with an edited output.">
+            <button type="button" className="button" disabled aria-describedby="fork-note">
+              Fork from here
+            </button>
+            <span id="fork-note" className="sr-only">
+              Fork experiments are not available yet.
+            </span>
+          </span>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function OtherScores({ blame }: { blame: BlameResult }) {
+  const blamed = new Set([...blame.blamed, ...blame.co_blamed].map((b) => b.step_id));
+  const scored = blame.step_scores.filter((s) => s.score !== null && !blamed.has(s.step_id)).sort((a, b) => (a.score ?? 1) - (b.score ?? 1));
+  if (scored.length === 0) return null;
+  return (
+    <Section title={`Other steps' scores (${scored.length})`} defaultOpen={!blame.healthy}>
+      <table className="mini-table">
+        <tbody>
+          {scored.slice(0, OTHER_SCORES_SHOWN).map((s) => (
+            <tr key={s.step_id} onClick={() => act(selectStep, s.step_id)} className="clickable">
+              <td className="mono num">{formatScore(s.score)}</td>
+              <td>
+                <TraceText text={s.name} truncateAt={80} />
+              </td>
+              <td>
+                <span className={`type-tag type-${s.type}`}>{s.type}</span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {scored.length > OTHER_SCORES_SHOWN && <div className="muted small">lowest {OTHER_SCORES_SHOWN} shown</div>}
+    </Section>
+  );
+}

@@ -1,0 +1,199 @@
+import { useMemo } from 'react';
+import { RunCharts } from '../charts/RunCharts';
+import { PipelineCharts } from '../charts/PipelineCharts';
+import { ErrorNote } from '../common/ErrorNote';
+import { TraceText } from '../common/TraceText';
+import { StepGraph } from '../graph/StepGraph';
+import { useEngineQuery } from '../api/use-engine-query';
+import { runHealth } from '../runs/run-health';
+import type { Route, WorkbenchTab } from '../state/route';
+import { act, navigate, openDiff, setWorkbenchTab, togglePanel, useUi } from '../state/ui-store';
+import { DEFAULT_ROUTE } from '../state/route';
+import { formatDuration, formatTime } from '../text/format';
+import { BlamePanel } from './BlamePanel';
+import { ExportMenu } from './ExportMenu';
+import { StepList } from './StepList';
+import { StepPanel } from './StepPanel';
+import { useRunModel } from './use-run-model';
+import { JsonView } from '../common/JsonView';
+import { Section } from '../common/Section';
+
+const TABS: [WorkbenchTab, string][] = [
+  ['graph', 'Step graph'],
+  ['charts', 'Charts'],
+  ['experiments', 'Experiments'],
+];
+
+export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }> }) {
+  const model = useRunModel(route.runId, route.stepId);
+  const panels = useUi((s) => s.panels);
+  const { detail, detailError, tree, blameIndex } = model;
+  const selected = route.stepId && tree?.byId.has(route.stepId) ? route.stepId : null;
+  const selectedStep = selected ? tree!.byId.get(selected)! : null;
+
+  const totals = useMemo(() => {
+    let tokens = 0;
+    let cost = 0;
+    for (const s of detail?.steps ?? []) {
+      tokens += s.usage?.total_tokens ?? (s.usage?.input_tokens ?? 0) + (s.usage?.output_tokens ?? 0);
+      cost += s.usage?.cost_usd ?? 0;
+    }
+    return { tokens, cost };
+  }, [detail]);
+
+  if (detailError) {
+    return (
+      <div className="pad">
+        <ErrorNote error={detailError} />
+        <button type="button" className="button" onClick={() => act(navigate, DEFAULT_ROUTE)}>
+          Back to runs
+        </button>
+      </div>
+    );
+  }
+  if (!detail || !tree) return <div className="pad muted" data-testid="run-loading">Loading run…</div>;
+  const run = detail.run;
+  const health = runHealth(run);
+
+  return (
+    <div className="workbench" data-testid="run-workbench" data-run-id={run.run_id}>
+      <header className="run-header">
+        <button type="button" className="button ghost" onClick={() => act(navigate, DEFAULT_ROUTE)} title="Back to runs">
+          ← Runs
+        </button>
+        <span className={`status-pill status-${health}`}>{health}</span>
+        <h1 className="run-title">
+          <TraceText text={run.pipeline} truncateAt={120} /> <span className="mono muted run-id">{run.run_id}</span>
+        </h1>
+        <span className="run-facts mono muted">
+          {formatTime(run.started_at)} · {formatDuration(run.duration_ms)} · {run.steps.toLocaleString('en-US')} steps
+          {totals.tokens > 0 && ` · ${totals.tokens.toLocaleString('en-US')} tokens`}
+          {totals.cost > 0 && ` · $${totals.cost.toFixed(4)}`}
+        </span>
+        {run.verdict && (
+          <span className={run.verdict.pass ? 'verdict-pass' : 'verdict-fail'}>
+            verdict: {run.verdict.pass ? 'pass' : 'fail'}
+            {run.verdict.detail && (
+              <span className="muted">
+                {' '}
+                · <TraceText text={run.verdict.detail} truncateAt={160} />
+              </span>
+            )}
+          </span>
+        )}
+        <span className="toolbar-spacer" />
+        <CompareWith runId={run.run_id} pipeline={run.pipeline} />
+        <ExportMenu runId={run.run_id} />
+      </header>
+      {run.error && (
+        <div className="run-error" role="alert">
+          <strong>
+            <TraceText text={run.error.type} truncateAt={200} />:
+          </strong>{' '}
+          <TraceText text={run.error.message} truncateAt={600} />
+        </div>
+      )}
+      <div className="workbench-body">
+        <aside className="pane pane-left">
+          <StepList model={model} selected={selected} />
+        </aside>
+        <main className="pane pane-center">
+          <div className="tabs" role="tablist">
+            {TABS.map(([tab, label]) => (
+              <button key={tab} type="button" role="tab" aria-selected={route.tab === tab} className="tab" onClick={() => act(setWorkbenchTab, tab)}>
+                {label}
+              </button>
+            ))}
+            <span className="toolbar-spacer" />
+            <button type="button" className="mini-button" aria-pressed={panels.blame} onClick={() => act(togglePanel, 'blame')}>
+              Blame panel
+            </button>
+            <button type="button" className="mini-button" aria-pressed={panels.step} onClick={() => act(togglePanel, 'step')}>
+              Step panel
+            </button>
+          </div>
+          <div className="tab-body">
+            {route.tab === 'graph' && <StepGraph model={model} selected={selected} />}
+            {route.tab === 'charts' && (
+              <div className="scroll pad">
+                <RunCharts steps={detail.steps} blame={model.blame} />
+                <PipelineCharts pipeline={run.pipeline} currentRun={run.run_id} />
+              </div>
+            )}
+            {route.tab === 'experiments' && (
+              <div className="pad experiments-slot" data-testid="experiments-slot">
+                <h3>Experiments</h3>
+                <p className="muted">
+                  Fork experiments (re-run this pipeline from a chosen step with an edited output, treatment against control) are not
+                  available in this version. Their results will be shown here.
+                </p>
+              </div>
+            )}
+          </div>
+        </main>
+        {(panels.blame || panels.step) && (
+          <aside className="pane pane-right">
+            {panels.blame && (
+              <div className="right-block">
+                <div className="pane-head">
+                  <span className="pane-title">Blame</span>
+                  {blameIndex.blamed.size > 0 && <span className="muted small">lineage path drawn dashed on the graph</span>}
+                </div>
+                <BlamePanel model={model} />
+              </div>
+            )}
+            {panels.step && (
+              <div className="right-block">
+                {selectedStep ? (
+                  <StepPanel run={run} step={selectedStep} health={blameIndex.health.get(selectedStep.step_id)} />
+                ) : (
+                  <RunOverview input={run.input} output={run.output} />
+                )}
+              </div>
+            )}
+          </aside>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function RunOverview({ input, output }: { input: unknown; output: unknown }) {
+  return (
+    <div className="step-panel">
+      <div className="pane-head">
+        <span className="pane-title">Run</span>
+        <span className="muted small">select a step to see its input, output and error</span>
+      </div>
+      <Section title="Run input">
+        {input === null || input === undefined ? <span className="muted">none recorded</span> : <JsonView value={input as never} needles={[]} />}
+      </Section>
+      <Section title="Run output">
+        {output === null || output === undefined ? <span className="muted">none recorded</span> : <JsonView value={output as never} needles={[]} />}
+      </Section>
+    </div>
+  );
+}
+
+function CompareWith({ runId, pipeline }: { runId: string; pipeline: string }) {
+  const runs = useEngineQuery('listRuns', { pipeline, limit: 2000 });
+  const others = (runs.data ?? []).filter((r) => r.run_id !== runId).sort((a, b) => b.started_at - a.started_at);
+  return (
+    <label className="field">
+      <span>Compare with</span>
+      <select
+        value=""
+        aria-label="Compare with another run"
+        onChange={(e) => e.target.value && act(openDiff, e.target.value, runId)}
+        disabled={others.length === 0}
+      >
+        <option value="">{others.length ? 'choose a run…' : 'no other run of this pipeline'}</option>
+        {others.map((r) => (
+          <option key={r.run_id} value={r.run_id}>
+            {r.run_id.slice(0, 8)} · {formatTime(r.started_at)} · {runHealth(r)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

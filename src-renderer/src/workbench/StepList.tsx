@@ -1,0 +1,117 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { stepLook } from '../graph/step-look';
+import { visibleRows, type ListRow } from '../graph/step-tree';
+import { act, selectStep, setExpanded } from '../state/ui-store';
+import { formatDuration, formatScore } from '../text/format';
+import { revealControls } from '../text/visible-controls';
+import type { RunModel } from './use-run-model';
+
+const ROW_HEIGHT = 24;
+
+function plain(text: string): string {
+  return revealControls(text)
+    .map((p) => p.text)
+    .join('');
+}
+
+/** The run's steps as an indented, virtualized tree; a filter turns it into a flat list of matches. */
+export function StepList({ model, selected }: { model: RunModel; selected: string | null }) {
+  const { tree, expanded, blameIndex } = model;
+  const [filter, setFilter] = useState('');
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const rows = useMemo<ListRow[]>(() => {
+    if (!tree) return [];
+    if (!filter.trim()) return visibleRows(tree, expanded);
+    const needle = filter.trim().toLowerCase();
+    return tree.steps
+      .filter((s) => s.name.toLowerCase().includes(needle) || s.type === needle || s.step_id.toLowerCase().startsWith(needle))
+      .map((s) => ({ id: s.step_id, depth: 0, hasChildren: false, expanded: false }));
+  }, [tree, expanded, filter]);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 20,
+  });
+  const selectedIndex = selected ? rows.findIndex((r) => r.id === selected) : -1;
+  useEffect(() => {
+    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
+  }, [selectedIndex, virtualizer]);
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (!rows.length) return;
+    const row = rows[selectedIndex];
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const next = selectedIndex < 0 ? 0 : Math.max(0, Math.min(rows.length - 1, selectedIndex + (e.key === 'ArrowDown' ? 1 : -1)));
+      act(selectStep, rows[next].id);
+    } else if (row && (e.key === 'ArrowRight' || e.key === 'ArrowLeft')) {
+      e.preventDefault();
+      if (row.hasChildren && row.expanded !== (e.key === 'ArrowRight')) act(setExpanded, row.id, e.key === 'ArrowRight');
+      else if (e.key === 'ArrowLeft' && tree?.parent.get(row.id)) act(selectStep, tree.parent.get(row.id)!);
+    }
+  };
+
+  return (
+    <div className="step-list">
+      <div className="pane-head">
+        <span className="pane-title">Steps</span>
+        <span className="muted mono">{tree ? tree.steps.length.toLocaleString('en-US') : ''}</span>
+        <input
+          type="search"
+          className="search small"
+          placeholder="Find step…"
+          aria-label="Find step"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
+      </div>
+      <div className="step-list-body" ref={scrollRef} tabIndex={0} onKeyDown={onKeyDown} role="tree" aria-label="Steps">
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const row = rows[item.index];
+            const step = tree!.byId.get(row.id)!;
+            const look = stepLook(step, blameIndex);
+            const score = blameIndex.health.get(step.step_id)?.score ?? null;
+            return (
+              <div
+                key={row.id}
+                role="treeitem"
+                aria-selected={row.id === selected}
+                aria-expanded={row.hasChildren ? row.expanded : undefined}
+                aria-level={row.depth + 1}
+                data-step-id={row.id}
+                className={`step-row look-${look}${row.id === selected ? ' is-selected' : ''}`}
+                style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+                onClick={() => act(selectStep, row.id)}
+              >
+                <span className="step-row-indent" style={{ width: row.depth * 14 }} />
+                {row.hasChildren ? (
+                  <button
+                    type="button"
+                    className="tree-toggle"
+                    aria-label={row.expanded ? 'Collapse' : 'Expand'}
+                    onClick={(e) => {
+                      e.stopPropagation();
+                      act(setExpanded, row.id, !row.expanded);
+                    }}
+                  >
+                    {row.expanded ? '▾' : '▸'}
+                  </button>
+                ) : (
+                  <span className="tree-toggle-space" />
+                )}
+                <span className="look-dot" />
+                <span className="step-row-name">{plain(step.name)}</span>
+                <span className={`type-tag type-${step.type}`}>{step.type}</span>
+                <span className="step-row-num mono">{score === null ? '' : formatScore(score)}</span>
+                <span className="step-row-num mono muted">{formatDuration(step.duration_ms)}</span>
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import { useCallback, useMemo } from 'react';
+import type { BlameResult } from '../../../src-shared/analysis';
+import type { RunDetail } from '../../../src-shared/model';
+import { useEngineQuery } from '../api/use-engine-query';
+import { buildStepTree, defaultExpanded, isExpanded, type StepTree } from '../graph/step-tree';
+import { indexBlame, type BlameIndex } from '../graph/step-look';
+import { useUi } from '../state/ui-store';
+import type { ApiError } from '../../../src-shared/result';
+
+/** Above this many steps a run opens as an outline (see defaultExpanded). */
+export const OPEN_BUDGET = 150;
+
+export interface RunModel {
+  detail: RunDetail | undefined;
+  detailError: ApiError | null;
+  blame: BlameResult | undefined;
+  blameError: ApiError | null;
+  blameLoading: boolean;
+  tree: StepTree | null;
+  blameIndex: BlameIndex;
+  pinned: Set<string>;
+  expanded: (id: string) => boolean;
+}
+
+export function useRunModel(runId: string, selected: string | null): RunModel {
+  const detail = useEngineQuery('getRun', { runId });
+  const blame = useEngineQuery('blameRun', { runId });
+  const overrides = useUi((s) => s.expansion);
+  const tree = useMemo(() => (detail.data ? buildStepTree(detail.data.steps) : null), [detail.data]);
+  const blameIndex = useMemo(() => indexBlame(blame.data), [blame.data]);
+  const pinned = useMemo(() => {
+    const p = new Set<string>([...blameIndex.blamed, ...blameIndex.lineage]);
+    if (selected) p.add(selected);
+    return p;
+  }, [blameIndex, selected]);
+  const defaults = useMemo(() => (tree ? defaultExpanded(tree, OPEN_BUDGET, pinned) : new Set<string>()), [tree, pinned]);
+  const expanded = useCallback((id: string) => isExpanded(id, defaults, overrides), [defaults, overrides]);
+  return {
+    detail: detail.data,
+    detailError: detail.error,
+    blame: blame.data,
+    blameError: blame.error,
+    blameLoading: blame.loading,
+    tree,
+    blameIndex,
+    pinned,
+    expanded,
+  };
+}
