@@ -54,6 +54,10 @@ export interface BlameResult {
   /** Step ids from the top cause to the final output, following data lineage. */
   lineage_path: string[];
   step_scores: StepHealth[];
+  /** Failed steps the run recovered from (a retry, a fallback, or an error that was caught); never blamed. */
+  recovered?: { step_id: string; name: string; by: string | null; reason: string }[];
+  /** Steps repeated with the same content under one parent (no-progress loops); symptoms, not causes. */
+  loops?: { parent_id: string | null; name: string; count: number; step_ids: string[] }[];
 }
 
 export type DiffVerdict = 'regression' | 'improvement' | 'neutral';

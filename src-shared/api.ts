@@ -9,8 +9,13 @@
 import { z } from 'zod';
 import type { ImportError, ImportReport, RunDetail, RunSummary } from './model';
 import type { BlameResult, DiffResult } from './analysis';
+import { forkEditSchema, oracleSchema } from './experiments';
+import type { BlameConfirmation, ExperimentDetail, ExperimentEstimate, ExperimentProgress, ExperimentSummary } from './experiments';
 
 const runId = z.string().min(1).max(200);
+/** A step of a run: replay key, step id, or unique name. */
+const stepRef = z.string().min(1).max(2000);
+const trialsPerArm = z.number().int().min(1).max(500);
 
 export const RUN_FILTERS = ['all', 'failed', 'blamed', 'healthy', 'running', 'forked', 'imported'] as const;
 export type RunFilter = (typeof RUN_FILTERS)[number];
@@ -34,6 +39,43 @@ export const callSchemas = {
   diffRuns: z.object({ runA: runId, runB: runId }).strict(),
   renderReport: z.object({ runId, format: z.enum(['md', 'html', 'json']) }).strict(),
   getInfo: z.object({}).strict(),
+  /** What a fork would re-run and cost, and the command it needs approved; runs nothing. */
+  estimateExperiment: z.object({ runId, at: stepRef, edit: forkEditSchema, n: trialsPerArm }).strict(),
+  /** Starts a fork experiment; resolves at once (progress as 'experiment-progress' events) unless `wait`. */
+  startExperiment: z
+    .object({
+      runId,
+      at: stepRef,
+      edit: forkEditSchema,
+      n: trialsPerArm,
+      parallel: z.number().int().min(1).max(64).optional(),
+      timeoutS: z.number().min(0.1).max(86_400).optional(),
+      oracle: oracleSchema.optional(),
+      maxTrials: z.number().int().min(2).max(100_000).optional(),
+      tokenCeiling: z.number().positive().optional(),
+      label: z.string().max(200).optional(),
+      /** The user was shown the command (from estimateExperiment) and approves it. */
+      approve: z.boolean().optional(),
+      clopperPearson: z.boolean().optional(),
+      wait: z.boolean().optional(),
+    })
+    .strict(),
+  listExperiments: z.object({ runId: runId.optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
+  getExperiment: z.object({ experimentId: z.string().min(1).max(200) }).strict(),
+  cancelExperiment: z.object({ experimentId: z.string().min(1).max(200) }).strict(),
+  /** Forks at each blamed step with a passing run's output there; resolves when all experiments end. */
+  confirmBlame: z
+    .object({
+      runId,
+      referenceRunId: runId.optional(),
+      candidates: z.array(stepRef).min(1).max(20).optional(),
+      maxCandidates: z.number().int().min(1).max(20).optional(),
+      n: trialsPerArm,
+      parallel: z.number().int().min(1).max(64).optional(),
+      timeoutS: z.number().min(0.1).max(86_400).optional(),
+      approve: z.boolean().optional(),
+    })
+    .strict(),
 };
 
 export type CallName = keyof typeof callSchemas;
@@ -56,6 +98,12 @@ export interface CallResults {
   diffRuns: DiffResult;
   renderReport: { format: 'md' | 'html' | 'json'; content: string; filename: string };
   getInfo: EngineInfo;
+  estimateExperiment: ExperimentEstimate;
+  startExperiment: ExperimentSummary;
+  listExperiments: ExperimentSummary[];
+  getExperiment: ExperimentDetail;
+  cancelExperiment: ExperimentSummary;
+  confirmBlame: BlameConfirmation;
 }
 
 export type CallResult<K extends CallName> = CallResults[K];
@@ -71,9 +119,11 @@ export interface ApiEvents {
   'import-errors': { errors: ImportError[] };
   /** Desktop only: a menu command the UI carries out (e.g. File → Export Report…). */
   menu: { action: 'export-report' };
+  /** A fork experiment's trial started or ended, or the experiment ended. */
+  'experiment-progress': ExperimentProgress;
 }
 export type EventName = keyof ApiEvents;
-export const EVENT_NAMES: EventName[] = ['data-changed', 'import-errors', 'menu'];
+export const EVENT_NAMES: EventName[] = ['data-changed', 'import-errors', 'menu', 'experiment-progress'];
 
 export function isCallName(name: unknown): name is CallName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(callSchemas, name);

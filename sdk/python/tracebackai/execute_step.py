@@ -23,12 +23,12 @@ from .mocks import find_mock
 from .replay_controller import LIVE, Decision
 from .replay_errors import SideEffectRefusedError, replayed_error
 from .runtime import (
-    RunState,
     StepState,
     TraceContext,
     TracebackWarning,
     current_context,
     now_ms,
+    recording_off,
     reset_context,
     set_context,
 )
@@ -150,7 +150,7 @@ def begin_step(
     caller then just runs the code)."""
     ctx = current_context()
     if ctx is None or not ctx.run.rec.enabled or ctx.run.ended:
-        if ctx is None:
+        if ctx is None and not recording_off():
             _warn_outside(name)
         return None
     run = ctx.run
@@ -187,8 +187,8 @@ def begin_step(
         "ts": now_ms(),
         "input_fingerprint": fingerprint,
     }
-    if input is not UNSET:
-        record["input"] = run.field(input)
+    if input_json is not UNSET:
+        record["input"] = run.capped(input_json, input)
     if start_metadata:
         record["metadata"] = start_metadata
     run.emit(record)

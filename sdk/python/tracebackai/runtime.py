@@ -93,7 +93,11 @@ class RunState:
 
     def field(self, value: Any) -> Json:
         """Converted, redacted and capped, ready for a record."""
-        return cap_field(to_json(value, self.rec.redactor), value, self.rec.redactor, self.rec.max_field_bytes)
+        return self.capped(to_json(value, self.rec.redactor), value)
+
+    def capped(self, value_json: Json, original: Any) -> Json:
+        """``value_json`` (already converted from ``original``) capped to the field limit."""
+        return cap_field(value_json, original, self.rec.redactor, self.rec.max_field_bytes)
 
 
 class StepState:
@@ -141,7 +145,13 @@ class StepState:
             self.metadata = {**(self.metadata or {}), **converted}
 
     def instructions(self, default: str) -> str:
-        return self.instructions_override if self.instructions_override is not None else default
+        # An agent step forked with new instructions passes them to the model calls inside it.
+        step: StepState | None = self
+        while step is not None:
+            if step.instructions_override is not None:
+                return step.instructions_override
+            step = step.parent
+        return default
 
 
 def emit_score(run: RunState, step_id: str | None, name: str, value: Any, explanation: str | None = None) -> bool:
@@ -175,6 +185,25 @@ class TraceContext:
 
 
 _context: contextvars.ContextVar[TraceContext | None] = contextvars.ContextVar("traceback_context", default=None)
+
+
+# True inside a pipeline whose recording is disabled: its steps run quietly.
+_recording_off: contextvars.ContextVar[bool] = contextvars.ContextVar("traceback_recording_off", default=False)
+
+
+def recording_off() -> bool:
+    return _recording_off.get()
+
+
+def set_recording_off() -> contextvars.Token[bool]:
+    return _recording_off.set(True)
+
+
+def reset_recording_off(token: contextvars.Token[bool]) -> None:
+    try:
+        _recording_off.reset(token)
+    except ValueError:
+        pass
 
 
 def current_context() -> TraceContext | None:

@@ -28,3 +28,10 @@ def bound_arguments(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[
         else:
             out[name] = value
     return out
+
+
+def default_name(fn: Callable[..., Any], fallback: str) -> str:
+    """``Class.method`` or ``function``; the ``outer.<locals>.`` prefix of a nested
+    function is dropped, since it is noise in step names and replay keys."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or fallback
+    return name.rsplit("<locals>.", 1)[-1]

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, TypeVar
 from .execute_step import UNSET, StepExecution, begin_step
 from .json_safe import Json
 from .runtime import STEP_TYPES
-from .signature_input import bound_arguments
+from .signature_input import bound_arguments, default_name
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,7 +58,7 @@ def trace(
     step_type = type
 
     def decorate(func: F) -> F:
-        step_name = name or getattr(func, "__qualname__", None) or getattr(func, "__name__", "step")
+        step_name = name or default_name(func, "step")
 
         def begin(args: tuple[Any, ...], kwargs: dict[str, Any]) -> StepExecution | None:
             return begin_step(
@@ -319,3 +319,68 @@ class step:  # noqa: N801 - used as `with step(...)`, reads like a statement
 
 def _no_op(*_args: Any, **_kwargs: Any) -> None:
     return None
+
+
+def run_step(
+    name: str,
+    fn: Callable[[Any], Any],
+    *,
+    type: str = "generic",  # noqa: A002
+    input: Any = UNSET,
+    metadata: Mapping[str, Any] | None = None,
+    side_effect: bool = False,
+    model: str | None = None,
+    revive: Callable[[Json], Any] | None = None,
+) -> Any:
+    """Run ``fn(step_handle)`` now as a step and return what it returns (an
+    awaitable when ``fn`` is an ``async def``). Unlike ``with step(...)``, a
+    fork experiment's replay skips ``fn`` entirely. A registered mock for a
+    side-effect step is called with ``input`` (or no argument)."""
+    _check_type(type, "run_step")
+    from .handles import current_step
+
+    mock_args: tuple[Any, ...] = () if input is UNSET else (input,)
+
+    def begin() -> StepExecution | None:
+        return begin_step(str(name), type, input=input, metadata=metadata, side_effect=side_effect, model=model)
+
+    if inspect.iscoroutinefunction(fn):
+
+        async def run_async() -> Any:
+            ex = begin()
+            if ex is None:
+                return await fn(current_step())
+            if ex.replayed:
+                return ex.replayed_result(revive)
+            target = ex.live_target(lambda *_: fn(current_step()))
+            token = ex.enter()
+            try:
+                result = target(*mock_args)
+                if inspect.isawaitable(result):
+                    result = await result
+            except BaseException as exc:
+                ex.fail(exc)
+                raise
+            finally:
+                ex.exit(token)
+            ex.succeed(result)
+            return result
+
+        return run_async()
+
+    ex = begin()
+    if ex is None:
+        return fn(current_step())
+    if ex.replayed:
+        return ex.replayed_result(revive)
+    target = ex.live_target(lambda *_: fn(current_step()))
+    token = ex.enter()
+    try:
+        result = target(*mock_args)
+    except BaseException as exc:
+        ex.fail(exc)
+        raise
+    finally:
+        ex.exit(token)
+    ex.succeed(result)
+    return result

@@ -139,7 +139,7 @@ export function executeStep<R>(spec: StepSpec<R>): R {
     ts: Date.now(),
     input_fingerprint: fingerprint,
   };
-  const recordedInput = inputJson === undefined ? undefined : run.field(spec.input);
+  const recordedInput = run.capped(inputJson, spec.input);
   if (recordedInput !== undefined) start.input = recordedInput;
   if (metadata) start.metadata = metadata;
   run.emit(start);
@@ -153,7 +153,7 @@ export function executeStep<R>(spec: StepSpec<R>): R {
   if (replay) {
     const recordedSideEffect = replay.entry(step.replayKey)?.metadata?.side_effect === true;
     if ((sideEffect || recordedSideEffect) && replay.plan.side_effects === 'require-mock') {
-      const mock = mockFor(spec.name);
+      const mock = mockFor(step.replayKey) ?? mockFor(spec.name);
       if (mock) {
         step.setMetadata({ mocked: true });
         invoke = () => mock(...spec.args) as R;

@@ -4,7 +4,7 @@
  * each step's recorded input, and in replay mode compares it with the live
  * input's, so a prefix that drifted from the recording is caught.
  */
-import { createHash } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 import type { Json } from '../../../src-shared/trace-format';
 
 export function canonicalJson(value: Json | undefined): string {
@@ -17,5 +17,8 @@ export function canonicalJson(value: Json | undefined): string {
 
 /** "sha256:" + hex digest of the canonical JSON of `value` (an absent input hashes as null). */
 export function fingerprintJson(value: Json | undefined): string {
-  return 'sha256:' + createHash('sha256').update(canonicalJson(value)).digest('hex');
+  const text = canonicalJson(value);
+  // crypto.hash (Node ≥ 20.12) is the one-shot form, several times cheaper than createHash for short inputs.
+  const digest = typeof nodeCrypto.hash === 'function' ? nodeCrypto.hash('sha256', text, 'hex') : nodeCrypto.createHash('sha256').update(text).digest('hex');
+  return 'sha256:' + digest;
 }

@@ -15,6 +15,8 @@ export { SideEffectRefusedError, ModelChangeRefusedError, ReplayedError } from '
 export { fingerprintJson, canonicalJson } from './fingerprint';
 export { REDACTED, type RedactionOptions } from './redaction';
 export { SDK_NAME, SDK_VERSION } from './version';
+export { wrapAnthropic, type WrapAnthropicOptions } from './providers/anthropic';
+export { wrapOpenAICompatible, type WrapOpenAIOptions } from './providers/openai-compatible';
 export { REPLAY_PLAN_ENV, type ReplayPlan, type ReplayStepEntry, type ForkEdit } from '../../../src-shared/replay-plan';
 
 import { now, random, id } from './nondeterminism';

@@ -25,6 +25,8 @@ const TIGHT_LIMITS: Limits = { maxStringChars: 2_000, maxItems: 50, maxDepth: 8 
 
 export const DEFAULT_MAX_FIELD_BYTES = 1_000_000;
 
+const EMPTY = new Set<object>();
+
 export function truncationMarker(removed: number, unit: string): string {
   return `…[truncated ${removed} ${unit}]`;
 }
@@ -36,6 +38,8 @@ function cutText(text: string, limit: number): string {
 /** A JSON-compatible, redacted copy of `value` (undefined stays undefined). */
 export function toJson(value: unknown, redactor: Redactor, limits: Limits = DEFAULT_LIMITS): Json | undefined {
   if (value === undefined) return undefined;
+  // Primitives need no cycle tracking; skipping the Set matters on the per-step hot path.
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return convert(value, redactor, limits, 0, EMPTY);
   try {
     return convert(value, redactor, limits, 0, new Set());
   } catch (err) {

@@ -7,7 +7,10 @@ type Mock = (...args: never[]) => unknown;
 
 const mocks = new Map<string, Mock>();
 
-/** Use `fn` instead of the step named `name` whenever a replayed run would execute it live. */
+/**
+ * Use `fn` instead of the step named `name` (or with exactly that replay key, e.g.
+ * "agent#0/send_email#1") whenever a forked run would execute it live.
+ */
 export function registerMock(name: string, fn: (...args: any[]) => unknown): void {
   mocks.set(name, fn as Mock);
 }

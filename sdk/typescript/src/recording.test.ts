@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TRACE_FORMAT_VERSION } from '../../../src-shared/trace-format';
 import { currentStep, pipeline, runStep, score, step, verdict } from './index';
@@ -205,14 +208,43 @@ describe('recording a pipeline', () => {
     expect(records.find((r) => r.type === 'verdict')).toMatchObject({ pass: false, detail: 'answered 1888, expected 1889', expected: '1889' });
   });
 
-  it('each record is on disk as soon as it happens, so a run can be read while it is still going', async () => {
+  it('a run is readable while it grows: a step still waiting on I/O already has its start line on disk', async () => {
     const home = tempHome();
     let midway: string[] = [];
     await pipeline('growing', async () => {
       await runStep('first', 'tool', async () => 1);
-      midway = readFileSync(runFiles(home)[0], 'utf8').trim().split('\n');
+      await runStep('slow-call', 'llm', async () => {
+        // Any real I/O wait gives the event loop a turn, which is when buffered lines are written.
+        await new Promise((r) => setImmediate(r));
+        midway = readFileSync(runFiles(home)[0], 'utf8').trim().split('\n');
+        return 2;
+      });
     }, { home });
-    expect(midway.map((l) => JSON.parse(l).type)).toEqual(['run-start', 'step-start', 'step-end']);
+    expect(midway.map((l) => [JSON.parse(l).type, JSON.parse(l).name ?? ''])).toEqual([
+      ['run-start', ''],
+      ['step-start', 'first'],
+      ['step-end', ''],
+      ['step-start', 'slow-call'],
+    ]);
+  });
+
+  it('a process that exits in the middle of a step still leaves every record written before the exit on disk', () => {
+    const home = tempHome();
+    const script = join(home, 'crash.mts');
+    const sdk = pathToFileURL(join(__dirname, 'index.ts')).href;
+    writeFileSync(
+      script,
+      `import { pipeline, runStep } from '${sdk}';
+await pipeline('crashes', async () => {
+  runStep('before', 'tool', () => 1);
+  runStep('exits', 'tool', () => process.exit(3));
+}, { home: ${JSON.stringify(home)} });`,
+    );
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: join(__dirname, '..', '..', '..'), encoding: 'utf8', timeout: 60_000 });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(3);
+    const records = onlyRun(home);
+    expect(records.map((r) => r.type)).toEqual(['run-start', 'step-start', 'step-end', 'step-start']);
   });
 
   it('records the command line and working directory as the entry to re-run, unless one is given', async () => {

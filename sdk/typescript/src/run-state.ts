@@ -27,7 +27,8 @@ export interface StepHandle {
   score(name: string, value: number, explanation?: string): StepHandle;
   /**
    * The instructions this step should use: `defaultText`, unless a fork
-   * experiment is testing new instructions for this very step.
+   * experiment is testing new instructions for this step (or for an
+   * enclosing step, e.g. the agent whose model call this is).
    */
   instructions(defaultText: string): string;
 }
@@ -61,8 +62,12 @@ export class RunState {
 
   /** Converted, redacted and capped, ready for a record. */
   field(value: unknown): Json | undefined {
-    const json = toJson(value, this.rec.redactor);
-    return capField(json, value, this.rec.redactor, this.rec.maxFieldBytes);
+    return this.capped(toJson(value, this.rec.redactor), value);
+  }
+
+  /** `json` (already converted from `original`) capped to the field limit. */
+  capped(json: Json | undefined, original: unknown): Json | undefined {
+    return capField(json, original, this.rec.redactor, this.rec.maxFieldBytes);
   }
 }
 
@@ -139,7 +144,9 @@ export class StepState implements StepHandle {
   }
 
   instructions(defaultText: string): string {
-    return this.instructionsOverride ?? defaultText;
+    // An agent step forked with new instructions passes them to the model calls inside it.
+    for (let s: StepState | null = this; s; s = s.parent) if (s.instructionsOverride !== undefined) return s.instructionsOverride;
+    return defaultText;
   }
 }
 

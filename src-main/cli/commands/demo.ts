@@ -3,7 +3,7 @@ import { EXIT_OK } from '../command';
 import { numberFlag } from '../args';
 import type { Engine } from '../../engine/create-engine';
 import { callEngine } from '../unwrap';
-import { runDemo } from '../../demo/index';
+import { runDemo } from '../../demo/run-demo';
 
 /** Records the demo pipeline's runs into the inbox and imports them. */
 export async function recordDemo(engine: Engine, runs: number | undefined, log: (line: string) => void): Promise<string[]> {

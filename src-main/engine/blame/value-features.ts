@@ -33,33 +33,47 @@ function pad2(s: string): string {
   return s.length === 1 ? `0${s}` : s;
 }
 
-function mask(text: string, start: number, len: number): string {
-  return text.slice(0, start) + ' '.repeat(len) + text.slice(start + len);
-}
+// Capitalised words that start sentences and instructions rather than name things.
+const NAME_NOISE = new Set(
+  ('find show list compare summarize summarise write get give tell explain describe calculate book check look search create ' +
+    'make send hi hello thanks thank sure here yes note step task user assistant system context question answer plan result ' +
+    'results query source sources passage document documents error warning okay ok let now first then next finally also ' +
+    'according however therefore today tomorrow yesterday total sorry unfortunately based use using call return returns').split(' '),
+);
 
-/** All values in `text`, in order of kind; `limit` caps the text scanned. */
+/** All values in `text` (earlier kinds win where matches overlap); `limit` caps the text scanned. */
 export function valuesOf(text: string, limit = 20_000): Value[] {
-  let t = text.length > limit ? text.slice(0, limit) : text;
+  const t = text.length > limit ? text.slice(0, limit) : text;
   const out: Value[] = [];
+  let covered: Uint8Array | null = null;
+  const free = (start: number, len: number): boolean => {
+    if (covered === null) return true;
+    for (let i = start; i < start + len; i++) if (covered[i] === 1) return false;
+    return true;
+  };
+  const cover = (start: number, len: number): void => {
+    if (covered === null) covered = new Uint8Array(t.length);
+    covered.fill(1, start, start + len);
+  };
   const take = (re: RegExp, kind: ValueKind, norm: (m: RegExpExecArray) => string | null): void => {
     re.lastIndex = 0;
     let m: RegExpExecArray | null;
-    const hits: RegExpExecArray[] = [];
-    while ((m = re.exec(t)) !== null) hits.push(m);
-    for (const h of hits) {
-      const n = norm(h);
-      if (n !== null) out.push({ kind, key: `${kind}:${n}`, raw: h[0] });
-      t = mask(t, h.index, h[0].length);
+    while ((m = re.exec(t)) !== null) {
+      if (!free(m.index, m[0].length)) continue;
+      cover(m.index, m[0].length);
+      const n = norm(m);
+      if (n !== null) out.push({ kind, key: `${kind}:${n}`, raw: m[0] });
     }
   };
-  if (/\d/.test(t)) {
+  const digits = /\d/.test(t);
+  if (digits) {
     take(ISO_DATE, 'date', (m) => `${m[1]}-${m[2]}-${m[3]}`);
     take(NAMED_DATE, 'date', (m) => `${m[3]}-${MONTHS[m[1].toLowerCase().slice(0, 3)]}-${pad2(m[2])}`);
     take(DAY_FIRST_DATE, 'date', (m) => `${m[3]}-${MONTHS[m[2].toLowerCase().slice(0, 3)]}-${pad2(m[1])}`);
   }
   if (t.includes('@')) take(EMAIL, 'email', (m) => m[0].toLowerCase());
   if (t.includes('://')) take(URL, 'url', (m) => m[0].replace(/[.,;]+$/, ''));
-  if (/\d/.test(t)) {
+  if (digits) {
     take(ID, 'id', (m) => m[0].toLowerCase());
     take(NUMBER, 'number', (m) => {
       const s = m[0].replace(/,/g, '').replace(/^\+/, '');
@@ -70,15 +84,12 @@ export function valuesOf(text: string, limit = 20_000): Value[] {
       return String(v);
     });
   }
-  NAME.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = NAME.exec(t)) !== null) {
+  take(NAME, 'name', (m) => {
     const words = m[0].split(/[ -]/).filter((w) => !STOPWORDS.has(w.toLowerCase()));
-    if (words.length === 0) continue;
     const key = words.join(' ').toLowerCase();
-    if (key.length < 3) continue;
-    out.push({ kind: 'name', key: `name:${key}`, raw: m[0] });
-  }
+    if (key.length < 3 || (words.length === 1 && NAME_NOISE.has(key))) return null;
+    return key;
+  });
   return out;
 }
 

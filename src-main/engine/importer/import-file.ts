@@ -18,7 +18,7 @@ import { parseTraceLine, type LineProblem } from './parse-lines';
 import { detectFileFormat, parseForeign, type DetectedFormat } from './foreign-formats';
 
 /** Lines per transaction: big enough to amortise the commit, small enough to keep progress. */
-export const CHUNK_LINES = 5000;
+export const CHUNK_LINES = 2000;
 const READ_BYTES = 8 * 1024 * 1024;
 
 export interface FileImportResult {
@@ -96,15 +96,15 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
   let line = start.line;
   let linesRead = 0;
   let refused: string | null = null;
-  let pending: { record: TraceRecord; problems: LineProblem[] }[] = [];
+  let pending: { record: TraceRecord; problems: LineProblem[]; line: number }[] = [];
   let pendingProblems: ImportError[] = [];
   let pendingEnd = { offset, line };
 
   const commit = db.transaction(() => {
-    for (const { record, problems } of pending) {
-      const truncated = writer.apply(record, file);
-      for (const f of truncated) problems.push({ line: pendingEnd.line, level: 'warning', message: `field "${f}" exceeds the size cap and was stored truncated` });
-    }
+    const truncated = writer.applyBatch(pending.map((p) => p.record), file);
+    pending.forEach(({ problems, line }, i) => {
+      for (const f of truncated[i]) problems.push({ line, level: 'warning', message: `field "${f}" exceeds the size cap and was stored truncated` });
+    });
     for (const p of pending) for (const pr of p.problems) pendingProblems.push({ file, ...pr });
     insertErrors(db, pendingProblems);
     touchRuns(db, writer.touchedRuns());
@@ -161,7 +161,7 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     if (text.trim() === '') return false;
     const parsed = parseTraceLine(text, lineNo);
     if (parsed.kind === 'record') {
-      pending.push({ record: parsed.record, problems: [...parsed.warnings] });
+      pending.push({ record: parsed.record, problems: [...parsed.warnings], line: lineNo });
       return false;
     }
     pendingProblems.push({ file, ...parsed.problem });
@@ -179,7 +179,7 @@ function importForeign(db: Db, fd: number, file: string, size: number, format: s
   const writer = createRecordWriter(db);
   const problems: ImportError[] = parsed.errors.map((e) => ({ file, ...e }));
   db.transaction(() => {
-    for (const record of parsed.records) writer.apply(record, file);
+    writer.applyBatch(parsed.records, file);
     // A foreign file does not grow: a run it never ended is incomplete, not running.
     const mark = db.prepare(`UPDATE runs SET status = 'incomplete' WHERE run_id = ? AND status = 'running'`);
     for (const id of writer.touchedRuns()) mark.run(id);

@@ -1,18 +1,86 @@
-// Temporary bridge written by the lead so the native importer compiles; the
-// foreign-formats engineer replaces this whole file with the real parsers.
+/**
+ * Foreign trace formats: detection, parsing into native records, and the
+ * OTLP export. The native importer (src-main/engine/importer) calls
+ * detectForeignFormat on a file it does not recognise as native JSON Lines
+ * and parseForeignFile on the whole text; see docs/formats.md.
+ */
 import type { TraceRecord } from '../../../src-shared/trace-format';
+import { isObject } from './chat-messages';
+import { looksLikeChatMessage, parseChatTranscript } from './chat-transcript';
+import type { ForeignFormat, ForeignIssue, ForeignRun } from './foreign-run';
+import { looksLikeLangChainRun, parseLangChain } from './langchain-run-tree';
+import { parseOtlp } from './otlp-import';
+import { runRecords } from './run-records';
 
-export type ForeignFormat = 'otlp' | 'langchain' | 'chat-transcript';
-export const SUPPORTED_FORMATS_DESCRIPTION = 'supported: Traceback native JSON Lines (.jsonl)';
+export type { ForeignFormat, ForeignIssue } from './foreign-run';
+export { exportOtlp } from './otlp-export';
 
-export function detectForeignFormat(_head: string, _fileName: string): ForeignFormat | null {
+export const SUPPORTED_FORMATS_DESCRIPTION =
+  'supported: Traceback native JSON Lines; OTLP/JSON traces (an ExportTraceServiceRequest document or JSON Lines of them, with OpenTelemetry GenAI, OpenInference or Traceloop/OpenLLMetry attributes); LangChain/LangSmith run trees (runs with run_type and child_runs, or a flat list with parent_run_id); chat transcripts (a JSON array of {role|name, content} messages)';
+
+const NATIVE_RECORD = /"type"\s*:\s*"(run-start|step-start|step-end|run-end|verdict|score)"/;
+
+function firstJsonValue(head: string): unknown {
+  try {
+    return JSON.parse(head);
+  } catch {
+    // The head may be cut mid-document; fall through to the first line or the first array element.
+  }
+  const firstLine = head.split('\n').find((l) => l.trim() !== '') ?? '';
+  try {
+    return JSON.parse(firstLine);
+  } catch {
+    // A pretty-printed array longer than the head.
+  }
+  const firstObject = /^\s*\[\s*(\{[^{}]*\})/.exec(head);
+  if (firstObject) {
+    try {
+      return [JSON.parse(firstObject[1])];
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+export function detectForeignFormat(head: string, _fileName: string): ForeignFormat | null {
+  const text = head.replace(/^\uFEFF/, '');
+  const start = text.trimStart()[0];
+  if (start !== '{' && start !== '[') return null;
+  if (/"(resourceSpans|instrumentationLibrarySpans)"\s*:/.test(text)) return 'otlp';
+  const value = firstJsonValue(text);
+  const first = Array.isArray(value) ? value[0] : isObject(value) && Array.isArray(value.runs) ? value.runs[0] : value;
+  if (looksLikeLangChainRun(first)) return 'langchain';
+  if (first === undefined && /"run_type"\s*:\s*"/.test(text) && /"(child_runs|parent_run_id)"\s*:/.test(text)) return 'langchain';
+  if (NATIVE_RECORD.test(text.slice(0, 2000))) return null;
+  const message = isObject(value) && Array.isArray(value.messages) ? value.messages[0] : first;
+  if (looksLikeChatMessage(message)) return 'chat-transcript';
   return null;
 }
 
 export function parseForeignFile(
-  _text: string,
-  _format: ForeignFormat,
-  _fileName: string,
-): { records: TraceRecord[]; errors: { line: number; message: string; level: 'error' | 'warning' }[] } {
-  return { records: [], errors: [] };
+  text: string,
+  format: ForeignFormat,
+  fileName: string,
+): { records: TraceRecord[]; errors: ForeignIssue[] } {
+  const errors: ForeignIssue[] = [];
+  const body = text.replace(/^\uFEFF/, '');
+  let runs: ForeignRun[];
+  switch (format) {
+    case 'otlp':
+      runs = parseOtlp(body, errors);
+      break;
+    case 'langchain':
+      runs = parseLangChain(body, fileName, errors);
+      break;
+    case 'chat-transcript':
+      runs = parseChatTranscript(body, fileName, errors);
+      break;
+    default:
+      errors.push({ line: 1, level: 'error', message: `unknown foreign format ${JSON.stringify(format)}; ${SUPPORTED_FORMATS_DESCRIPTION}` });
+      runs = [];
+  }
+  const records: TraceRecord[] = [];
+  for (const run of runs) if (run.steps.length) records.push(...runRecords(run, errors));
+  return { records, errors };
 }

@@ -73,8 +73,9 @@ export function scoreLlm(step: Step, settings: Settings): Check[] {
       const overlap = coverage(outTerms, inTerms);
       if (overlap <= s.non_responsive_max_overlap) {
         checks.push(
+          // Soft: recommendations and creative answers may legitimately share no words with the request.
           makeCheck('llm', 'llm.non_responsive', s.non_responsive_score, `shares ${(overlap * 100).toFixed(0)}% of its terms with its input: the answer is about something else`, {
-            hard: true,
+            hard: false,
             evidence: quoteStep(step, 'output'),
           }),
         );
@@ -93,7 +94,7 @@ export function scoreLlm(step: Step, settings: Settings): Check[] {
           'llm',
           'llm.consistency',
           consistent ? 1 : c,
-          `${texts.length} samples agree at ROUGE-L ${c.toFixed(2)} (floor ${s.consistency_floor})${consistent ? '' : `: e.g. "${shortQuote(texts[0].trim(), 50)}" vs "${shortQuote(texts[1].trim(), 50)}"`}`,
+          `gave ${texts.length} samples that agree at ROUGE-L ${c.toFixed(2)} (floor ${s.consistency_floor})${consistent ? '' : `: e.g. "${shortQuote(texts[0].trim(), 50)}" vs "${shortQuote(texts[1].trim(), 50)}"`}`,
           { evidence: consistent ? null : quoteStep(step, 'metadata', texts[1].slice(0, 100)) },
         ),
       );

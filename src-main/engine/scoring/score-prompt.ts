@@ -18,7 +18,7 @@ export function scorePrompt(step: Step, settings: Settings): Check[] {
     const m = PLACEHOLDER.exec(leaf.text);
     if (m) {
       return [
-        makeCheck('prompt', 'prompt.unfilled_placeholder', settings.scoring.prompt.unfilled_placeholder_score, `the rendered prompt still holds the placeholder "${m[0]}"`, {
+        makeCheck('prompt', 'prompt.unfilled_placeholder', settings.scoring.prompt.unfilled_placeholder_score, `left the placeholder "${m[0]}" unfilled in the rendered prompt`, {
           evidence: quoteStep(step, 'output', m[0]),
         }),
       ];

@@ -55,7 +55,7 @@ export function scoreRetrieval(step: Step, settings: Settings, relevance: Releva
       'retrieval',
       'retrieval.relevance',
       best,
-      `${relevant} of ${passages.length} passages relevant to "${shortQuote(query.trim(), 80)}" (best ${best.toFixed(2)}, mean ${mean.toFixed(2)}, ${relevance.name})`,
+      `found ${relevant} of ${passages.length} passages relevant to "${shortQuote(query.trim(), 80)}" (best ${best.toFixed(2)}, mean ${mean.toFixed(2)}, ${relevance.name})`,
       { evidence: ev },
     ),
   );

@@ -64,7 +64,7 @@ function statusChecks(step: Step, settings: Settings, runStillGoing: boolean): C
 
 function userChecks(step: Step): Check[] {
   return step.user_scores.map((s) =>
-    makeCheck('user', `user.${s.name}`, Number.isFinite(s.value) ? s.value : 0, s.explanation ?? `recorded by the user: ${s.value}`),
+    makeCheck('user', `user.${s.name}`, Number.isFinite(s.value) ? s.value : 0, `was scored "${s.name}" ${s.value} by the user${s.explanation ? ` (${s.explanation})` : ''}`),
   );
 }
 

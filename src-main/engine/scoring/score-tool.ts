@@ -80,7 +80,7 @@ export function scoreTool(step: Step, settings: Settings, toolStats: ToolStats):
     const rate = stats.failures / stats.calls;
     if (rate >= t.flaky_rate) {
       checks.push(
-        makeCheck('tool', 'tool.flaky', 1 - rate, `"${name}" failed in ${stats.failures} of its ${stats.calls} recorded calls (${(rate * 100).toFixed(0)}%)`, {
+        makeCheck('tool', 'tool.flaky', 1 - rate, `has failed in ${stats.failures} of the ${stats.calls} recorded calls of "${name}" (${(rate * 100).toFixed(0)}%)`, {
           evidence: quoteStep(step, 'output') ?? quoteStep(step, 'input'),
         }),
       );
@@ -113,7 +113,7 @@ export function scoreTool(step: Step, settings: Settings, toolStats: ToolStats):
     const actual = jsonTypeOf(step.output);
     if (!typeMatches(expected, actual)) {
       checks.push(
-        makeCheck('tool', 'tool.type_mismatch', t.type_mismatch_score, `declared to return ${expected} but returned ${actual}`, {
+        makeCheck('tool', 'tool.type_mismatch', t.type_mismatch_score, `was declared to return ${expected} but returned ${actual}`, {
           hard: true,
           evidence: quoteStep(step, 'output') ?? quoteStep(step, 'metadata', expected),
         }),

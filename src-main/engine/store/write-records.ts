@@ -5,8 +5,8 @@
  * json_patch. Callers wrap calls in a transaction.
  */
 import type { TraceRecord } from '../../../src-shared/trace-format';
-import { patchesFor } from '../importer/record-patches';
-import { UNKNOWN_PIPELINE } from '../importer/rows';
+import { patchesFor, type RunPatch, type ScorePatch, type StepPatch } from '../importer/record-patches';
+import { mergeJsonObjects, mergeStatus, UNKNOWN_PIPELINE } from '../importer/rows';
 import type { Db } from './open-database';
 
 const MERGE = (col: string, param: string) =>
@@ -64,6 +64,16 @@ ON CONFLICT(run_id, step_id) DO UPDATE SET
   replayed = MAX(steps.replayed, COALESCE(@replayed, 0)),
   extra = ${MERGE('steps.extra', '@extra')}`;
 
+// The common case, a step not stored yet and without metadata to merge: one positional INSERT
+// (positional binding is ~1.5× faster than named in better-sqlite3, measured). Values match what
+// STEP_UPSERT inserts; on conflict the full upsert runs instead.
+const STEP_INSERT_FRESH = `
+INSERT INTO steps (run_id, step_id, parent_id, idx, name, type, replay_key, status, input, output, error,
+                   started_at, ended_at, model, usage, metadata, replayed, extra)
+VALUES (?, ?, ?, COALESCE(?, ${Number.MAX_SAFE_INTEGER}), ?, COALESCE(?, 'generic'), ?,
+        COALESCE(?, 'running'), ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, 0), ?)
+ON CONFLICT(run_id, step_id) DO NOTHING`;
+
 const SCORE_UPSERT = `
 INSERT INTO user_scores (run_id, step_id, name, value, explanation) VALUES (@run_id, @step_id, @name, @value, @explanation)
 ON CONFLICT(run_id, step_id, name) DO UPDATE SET value = excluded.value, explanation = excluded.explanation`;
@@ -73,59 +83,132 @@ const RUN_COLUMNS = ['pipeline', 'status', 'started_at', 'ended_at', 'input', 'o
 export interface RecordWriter {
   /** Applies one record; returns names of fields stored truncated. */
   apply(record: TraceRecord, sourceFile: string | null): string[];
+  /**
+   * Applies records in order, coalescing the patches of each row first (a
+   * step-start and its step-end become one upsert). Returns, per record, the
+   * fields stored truncated.
+   */
+  applyBatch(records: TraceRecord[], sourceFile: string | null): string[][];
   /** Runs touched since the writer was created. */
   touchedRuns(): Set<string>;
 }
 
+type Op =
+  | { kind: 'run'; patch: RunPatch; fallbackTs: number }
+  | { kind: 'step'; patch: StepPatch; fallbackTs: number }
+  | { kind: 'score'; patch: ScorePatch };
+
 export function createRecordWriter(db: Db, now: () => number = Date.now): RecordWriter {
   const runUpsert = db.prepare(RUN_UPSERT);
   const stepUpsert = db.prepare(STEP_UPSERT);
+  const stepInsertFresh = db.prepare(STEP_INSERT_FRESH);
   const scoreUpsert = db.prepare(SCORE_UPSERT);
   const touched = new Set<string>();
-  // Runs this writer already made sure exist; step records then skip the run upsert.
+  // Runs this writer already made sure exist; later records of them skip the run upsert.
   const ensured = new Set<string>();
-  return {
-    apply(record, sourceFile) {
+
+  const writeRun = (p: RunPatch, fallbackTs: number) => {
+    const params: Record<string, unknown> = { run_id: p.run_id, fallback_ts: fallbackTs, now: now(), source_file: currentSource };
+    for (const c of RUN_COLUMNS) params[c] = (p as unknown as Record<string, unknown>)[c] ?? null;
+    runUpsert.run(params);
+    ensured.add(p.run_id);
+  };
+  const writeStep = (s: StepPatch, fallbackTs: number) => {
+    if (s.metadata === undefined && s.extra === undefined) {
+      const fresh = stepInsertFresh.run(
+        s.run_id, s.step_id, s.parent_id ?? null, s.index ?? null, s.name ?? s.step_id, s.type ?? null, s.replay_key ?? s.step_id,
+        s.status ?? null, s.input ?? null, s.output ?? null, s.error ?? null, s.started_at ?? fallbackTs, s.ended_at ?? null,
+        s.model ?? null, s.usage ?? null, null, s.replayed ? 1 : null, null,
+      );
+      if (fresh.changes === 1) return;
+    }
+    stepUpsert.run({
+      run_id: s.run_id,
+      step_id: s.step_id,
+      has_parent: s.parent_id === undefined ? 0 : 1,
+      parent_id: s.parent_id ?? null,
+      idx: s.index ?? null,
+      name: s.name ?? null,
+      type: s.type ?? null,
+      replay_key: s.replay_key ?? null,
+      status: s.status ?? null,
+      input: s.input ?? null,
+      output: s.output ?? null,
+      error: s.error ?? null,
+      started_at: s.started_at ?? null,
+      ended_at: s.ended_at ?? null,
+      model: s.model ?? null,
+      usage: s.usage ?? null,
+      metadata: s.metadata ?? null,
+      replayed: s.replayed ? 1 : null,
+      extra: s.extra ?? null,
+      fallback_ts: fallbackTs,
+    });
+  };
+  let currentSource: string | null = null;
+
+  const applyBatch = (records: TraceRecord[], sourceFile: string | null): string[][] => {
+    currentSource = sourceFile;
+    const ops: Op[] = [];
+    const lastOp = new Map<string, number>();
+    const truncated: string[][] = [];
+    const add = (key: string, op: Op) => {
+      const at = lastOp.get(key);
+      const merged = at === undefined ? null : composeOps(ops[at], op);
+      if (merged) ops[at!] = merged;
+      else {
+        lastOp.set(key, ops.length);
+        ops.push(op);
+      }
+    };
+    for (const record of records) {
       const p = patchesFor(record);
-      const t = now();
-      const fallbackTs = 'ts' in record && typeof record.ts === 'number' ? record.ts : t;
-      if (p.run || !ensured.has(record.run_id)) {
-        const params: Record<string, unknown> = { run_id: record.run_id, fallback_ts: fallbackTs, now: t, source_file: sourceFile };
-        for (const c of RUN_COLUMNS) params[c] = (p.run as Record<string, unknown> | undefined)?.[c] ?? null;
-        runUpsert.run(params);
-        ensured.add(record.run_id);
-      }
+      truncated.push(p.truncated);
+      const fallbackTs = 'ts' in record && typeof record.ts === 'number' ? record.ts : now();
       touched.add(record.run_id);
-      if (p.step) {
-        const s = p.step;
-        stepUpsert.run({
-          run_id: s.run_id,
-          step_id: s.step_id,
-          has_parent: s.parent_id === undefined ? 0 : 1,
-          parent_id: s.parent_id ?? null,
-          idx: s.index ?? null,
-          name: s.name ?? null,
-          type: s.type ?? null,
-          replay_key: s.replay_key ?? null,
-          status: s.status ?? null,
-          input: s.input ?? null,
-          output: s.output ?? null,
-          error: s.error ?? null,
-          started_at: s.started_at ?? null,
-          ended_at: s.ended_at ?? null,
-          model: s.model ?? null,
-          usage: s.usage ?? null,
-          metadata: s.metadata ?? null,
-          replayed: s.replayed ? 1 : null,
-          extra: s.extra ?? null,
-          fallback_ts: fallbackTs,
-        });
+      // The run row must exist before its steps (foreign key), so its op comes first.
+      if (p.run || (!ensured.has(record.run_id) && !lastOp.has(`r:${record.run_id}`))) {
+        add(`r:${record.run_id}`, { kind: 'run', patch: p.run ?? { run_id: record.run_id }, fallbackTs });
       }
-      if (p.score) scoreUpsert.run(p.score);
-      return p.truncated;
-    },
+      if (p.step) add(`s:${p.step.run_id}\u0000${p.step.step_id}`, { kind: 'step', patch: p.step, fallbackTs });
+      if (p.score) ops.push({ kind: 'score', patch: p.score });
+    }
+    for (const op of ops) {
+      if (op.kind === 'run') writeRun(op.patch, op.fallbackTs);
+      else if (op.kind === 'step') writeStep(op.patch, op.fallbackTs);
+      else scoreUpsert.run(op.patch);
+    }
+    return truncated;
+  };
+
+  return {
+    apply: (record, sourceFile) => applyBatch([record], sourceFile)[0],
+    applyBatch,
     touchedRuns: () => touched,
   };
+}
+
+/**
+ * Two patches of the same row as one, with the result the store would reach
+ * applying them in turn; null when that cannot be guaranteed (a JSON null in
+ * merged metadata deletes keys, which does not compose), and then both are applied.
+ */
+function composeOps(a: Op, b: Op): Op | null {
+  if (a.kind !== b.kind || a.kind === 'score') return null;
+  const ap = a.patch as unknown as Record<string, unknown>;
+  const bp = b.patch as unknown as Record<string, unknown>;
+  for (const k of ['metadata', 'extra']) {
+    if ((typeof ap[k] === 'string' && (ap[k] as string).includes('null')) || (typeof bp[k] === 'string' && (bp[k] as string).includes('null'))) return null;
+  }
+  const out: Record<string, unknown> = { ...ap };
+  for (const [k, v] of Object.entries(bp)) {
+    if (v === undefined) continue;
+    if (k === 'status') out.status = mergeStatus(ap.status as string | undefined, v as string);
+    else if (k === 'metadata' || k === 'extra') out[k] = mergeJsonObjects((ap[k] as string | undefined) ?? null, v as string) ?? undefined;
+    else if (k === 'replayed') out.replayed = ap.replayed === true || v === true;
+    else out[k] = v;
+  }
+  return { ...a, patch: out } as unknown as Op;
 }
 
 /** Marks runs as touched now, so "running" vs "incomplete" and cached analyses see the change. */

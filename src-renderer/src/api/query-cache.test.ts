@@ -18,7 +18,7 @@ function fakeApi() {
   return { api, calls, listeners };
 }
 
-const settle = () => new Promise((r) => setImmediate(r));
+const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('query cache', () => {
   it('a data-changed event for one run refetches that run but not another', () => {

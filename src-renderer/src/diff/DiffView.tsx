@@ -84,12 +84,10 @@ function DiffBody({ diff, selectedKey }: { diff: DiffResult; selectedKey: string
         <div className="table diff-table" role="table" aria-label="Aligned steps">
           <div className="table-head diff-row" role="row">
             <span role="columnheader">Step (aligned by replay key)</span>
-            <span role="columnheader">A</span>
-            <span role="columnheader" className="num">score A</span>
-            <span role="columnheader">B</span>
-            <span role="columnheader" className="num">score B</span>
-            <span role="columnheader" className="num">Δ</span>
-            <span role="columnheader">change</span>
+            <span role="columnheader" className="num">A</span>
+            <span role="columnheader" className="num">B</span>
+            <span role="columnheader" className="num">Δ score</span>
+            <span role="columnheader">Change</span>
           </div>
           <div className="table-body" ref={scrollRef}>
             <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
@@ -106,11 +104,15 @@ function DiffBody({ diff, selectedKey }: { diff: DiffResult; selectedKey: string
                     style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
                     onClick={() => act(selectDiffRow, row.key)}
                   >
-                    <span role="cell" className="mono ellipsis-cell" title={row.key}>
-                      {divergent && <span className="badge badge-warn">diverges</span>} {row.key}
+                    <span role="cell" className="ellipsis-cell diff-step" title={row.key}>
+                      <span style={{ width: keyDepth(row.key) * 12 }} className="diff-indent" />
+                      <span className={`type-tag type-${(row.b ?? row.a)!.type}`}>{(row.b ?? row.a)!.type}</span>{' '}
+                      <TraceText text={(row.b ?? row.a)!.name} truncateAt={80} />
+                      <span className="muted mono small"> {keyOccurrence(row.key)}</span>
+                      {divergent && <span className="badge badge-warn">diverges here</span>}
                     </span>
-                    <SideCells side={row.a} />
-                    <SideCells side={row.b} />
+                    <SideCell side={row.a} />
+                    <SideCell side={row.b} />
                     <span role="cell" className={`num mono delta ${deltaClass(row.delta)}`}>
                       {formatDelta(row.delta)}
                     </span>
@@ -135,27 +137,30 @@ function deltaClass(delta: number | null): string {
   return delta < 0 ? 'delta-bad' : 'delta-good';
 }
 
-function SideCells({ side }: { side: DiffRow['a'] }) {
+/** Replay keys look like "/parent#0/child#2": depth is the number of segments. */
+function keyDepth(key: string): number {
+  return Math.max(0, key.split('/').filter(Boolean).length - 1);
+}
+
+function keyOccurrence(key: string): string {
+  const tail = key.split('/').pop() ?? '';
+  const hash = tail.lastIndexOf('#');
+  return hash >= 0 && tail.slice(hash) !== '#0' ? tail.slice(hash) : '';
+}
+
+function SideCell({ side }: { side: DiffRow['a'] }) {
   if (!side) {
     return (
-      <>
-        <span role="cell" className="muted">
-          absent
-        </span>
-        <span role="cell" />
-      </>
+      <span role="cell" className="num muted">
+        absent
+      </span>
     );
   }
   return (
-    <>
-      <span role="cell" className="ellipsis-cell">
-        <span className={`type-tag type-${side.type}`}>{side.type}</span> <TraceText text={side.name} truncateAt={80} />{' '}
-        {side.status === 'error' && <span className="badge badge-bad">error</span>}
-      </span>
-      <span role="cell" className="num mono">
-        {formatScore(side.score)}
-      </span>
-    </>
+    <span role="cell" className="num mono" title={`${side.name} · ${side.status}`}>
+      {side.status === 'error' && <span className="badge badge-bad">error</span>}
+      {formatScore(side.score)}
+    </span>
   );
 }
 

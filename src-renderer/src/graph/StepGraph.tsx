@@ -19,11 +19,10 @@ import { formatDuration, formatScore } from '../text/format';
 import { revealControls } from '../text/visible-controls';
 import type { RunModel } from '../workbench/use-run-model';
 import { layoutGraph, lineageEdges } from './layout-graph';
+import { CHILD_PAGE } from './graph-constants';
 import { stepLook, type StepLook } from './step-look';
 import { ancestorsOf, navigateGraph, visibleGraph, type NavKey } from './step-tree';
 
-/** Children shown per page under one parent; more appear behind a "+N more" node. */
-export const CHILD_PAGE = 25;
 
 type StepNodeData = {
   step: Step;
@@ -77,6 +76,9 @@ const StepNode = memo(function StepNode({ data }: NodeProps<StepNodeType>) {
         )}
       </div>
       <Handle type="source" position={Position.Right} isConnectable={false} />
+      {/* Lineage edges leave and enter on the right, arcing beside the column, so they never cross the tree edges. */}
+      <Handle id="lin-out" type="source" position={Position.Right} isConnectable={false} style={{ top: '30%' }} />
+      <Handle id="lin-in" type="target" position={Position.Right} isConnectable={false} style={{ top: '70%' }} />
     </div>
   );
 });
@@ -111,7 +113,11 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
   const wrapper = useRef<HTMLDivElement>(null);
 
   const items = useMemo(() => (tree ? visibleGraph(tree, expanded, pages, CHILD_PAGE, pinned) : []), [tree, expanded, pages, pinned]);
-  const layout = useMemo(() => layoutGraph(items), [items]);
+  // Selecting a step rebuilds `items` with the same content; only a real change of
+  // what is shown pays for a new dagre layout.
+  const signature = useMemo(() => items.map((i) => (i.kind === 'more' ? `${i.id}:${i.hidden}` : `${i.id}:${i.expanded ? 1 : 0}`)).join('|'), [items]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const layout = useMemo(() => layoutGraph(items), [signature]);
 
   const nodes = useMemo<(StepNodeType | MoreNodeType)[]>(() => {
     if (!tree) return [];
@@ -156,12 +162,14 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
         id: `l:${a}>${b}`,
         source: a,
         target: b,
-        type: 'default',
+        sourceHandle: 'lin-out',
+        targetHandle: 'lin-in',
+        type: 'smoothstep',
+        pathOptions: { offset: 26, borderRadius: 10 },
         className: 'edge-lineage',
-        label: 'data',
         focusable: false,
         zIndex: 10,
-      });
+      } as Edge);
     }
     return out;
   }, [tree, layout, model.blame]);
@@ -174,11 +182,23 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
     fittedRun.current = runId;
     const focus = selected && layout.has(selected) ? selected : [...blameIndex.blamed].find((id) => layout.has(id));
     requestAnimationFrame(() => {
-      if (focus && nodes.length > 40) {
-        const p = layout.get(focus)!;
-        flow.setCenter(p.x + p.width / 2, p.y + p.height / 2, { zoom: 0.9 });
-      } else {
+      if (nodes.length <= 40) {
         void flow.fitView({ padding: 0.1, maxZoom: 1.2 });
+        return;
+      }
+      // A big graph fitted whole is unreadable: start readable, at the finding or at the top of the tree.
+      const zoom = 0.85;
+      if (focus) {
+        const p = layout.get(focus)!;
+        void flow.setCenter(p.x + p.width / 2, p.y + p.height / 2, { zoom });
+      } else {
+        let minX = Infinity;
+        let minY = Infinity;
+        for (const p of layout.values()) {
+          minX = Math.min(minX, p.x);
+          minY = Math.min(minY, p.y);
+        }
+        void flow.setViewport({ x: 24 - minX * zoom, y: 24 - minY * zoom, zoom });
       }
     });
   }, [runId, nodes.length, flow, layout, selected, blameIndex]);
@@ -229,7 +249,7 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
         colorMode="system"
       >
         <Background gap={24} size={1} />
-        <MiniMap pannable zoomable nodeClassName={(n) => (n.type === 'step' ? `mini-${(n.data as StepNodeData).look}` : 'mini-more')} />
+        <MiniMap pannable zoomable style={{ width: 160, height: 110 }} nodeClassName={(n) => (n.type === 'step' ? `mini-${(n.data as StepNodeData).look}` : 'mini-more')} />
         <Controls showInteractive={false} />
       </ReactFlow>
       <div className="graph-legend">

@@ -29,11 +29,15 @@ export function layoutGraph(items: GraphItem[]): Map<string, Positioned> {
   }
   for (const item of items) if (item.parent !== null && g.hasNode(item.parent)) g.setEdge(item.parent, item.id);
   dagre.layout(g);
+  // dagre orders each rank against insertion order (measured: siblings come
+  // out last-first), so the cross axis is mirrored to read in start order.
+  let maxY = 0;
+  for (const item of items) maxY = Math.max(maxY, (g.node(item.id) as { y: number }).y);
   const out = new Map<string, Positioned>();
   for (const item of items) {
     const n = g.node(item.id) as { x: number; y: number; width: number; height: number };
     // dagre gives centres; React Flow wants top-left corners.
-    out.set(item.id, { item, x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height });
+    out.set(item.id, { item, x: n.x - n.width / 2, y: maxY - n.y - n.height / 2, width: n.width, height: n.height });
   }
   return out;
 }

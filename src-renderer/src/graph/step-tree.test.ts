@@ -62,12 +62,23 @@ describe('step tree', () => {
     expect(rows).toHaveLength(13);
   });
 
-  it('a 10,000-step run opens as an outline within the budget, but with the blamed step reachable', () => {
+  it('a 10,000-step run opens as an outline: its loop iterations listed, the graph within budget, the blamed step reachable', () => {
     const tree = buildStepTree(loopRun(100, 99));
-    const open = defaultExpanded(tree, 150, ['it57.98']);
+    const open = defaultExpanded(tree, 150, ['it57.98'], 25);
     const rows = visibleRows(tree, (id) => open.has(id));
-    expect(rows.length).toBeLessThanOrEqual(101 + 99);
+    expect(rows.filter((r) => r.depth === 1)).toHaveLength(100);
     expect(rows.some((r) => r.id === 'it57.98')).toBe(true);
+    const graph = visibleGraph(tree, (id) => open.has(id), {}, 25, new Set(['it57.98']));
+    // Budget plus the pinned path (one iteration's page, the pinned step and the "more" nodes).
+    expect(graph.length).toBeLessThanOrEqual(150 + 25 + 3);
+    expect(graph.some((i) => i.id === 'it57.98')).toBe(true);
+  });
+
+  it('a run whose root has 100,000 children still opens its root', () => {
+    const tree = buildStepTree(loopRun(1, 100_000));
+    const open = defaultExpanded(tree, 150, [], 25);
+    expect(open.has('root') && open.has('it0')).toBe(true);
+    expect(visibleGraph(tree, (id) => open.has(id), {}, 25).length).toBeLessThan(60);
   });
 
   it('the graph pages a parent with many children and keeps pinned children in view', () => {

@@ -65,26 +65,38 @@ export function ancestorsOf(tree: StepTree, stepId: string): string[] {
 }
 
 /**
- * Which steps start expanded. Small runs open fully; beyond `budget` visible
- * steps the tree opens breadth-first until the budget is spent, so that a
- * 100,000-step run first shows its outline. Steps on `pinned` paths (the blamed
- * step, the lineage path, the selection) always have their ancestors open.
+ * Which steps start expanded. Small runs open fully. Beyond `budget` steps
+ * the roots open, then the tree opens breadth-first while the graph stays
+ * within `budget` nodes (a parent costs at most one page of children plus its
+ * "+N more" node), so a 100,000-step run first shows its outline. Steps on
+ * `pinned` paths (the blamed step, the lineage path, the selection) always
+ * have their ancestors open.
  */
-export function defaultExpanded(tree: StepTree, budget: number, pinned: Iterable<string> = []): Set<string> {
+export function defaultExpanded(tree: StepTree, budget: number, pinned: Iterable<string> = [], pageSize = Infinity): Set<string> {
   const expanded = new Set<string>();
   if (tree.steps.length <= budget) {
     for (const [id, n] of tree.descendants) if (n > 0) expanded.add(id);
     return expanded;
   }
-  let visible = (tree.children.get(null) ?? []).length;
-  const queue = [...(tree.children.get(null) ?? [])];
+  const cost = (id: string) => {
+    const n = (tree.children.get(id) ?? []).length;
+    return n > pageSize ? pageSize + 1 : n;
+  };
+  const roots = tree.children.get(null) ?? [];
+  let visible = Math.min(roots.length, pageSize);
+  const queue: string[] = [];
+  for (const id of roots) {
+    if ((tree.children.get(id) ?? []).length === 0) continue;
+    expanded.add(id);
+    visible += cost(id);
+    queue.push(...(tree.children.get(id) ?? []).slice(0, pageSize));
+  }
   for (let i = 0; i < queue.length; i++) {
     const kids = tree.children.get(queue[i]) ?? [];
-    if (kids.length === 0) continue;
-    if (visible + kids.length > budget) continue;
+    if (kids.length === 0 || visible + cost(queue[i]) > budget) continue;
     expanded.add(queue[i]);
-    visible += kids.length;
-    queue.push(...kids);
+    visible += cost(queue[i]);
+    queue.push(...kids.slice(0, pageSize));
   }
   for (const id of pinned) for (const a of ancestorsOf(tree, id)) expanded.add(a);
   return expanded;
@@ -136,6 +148,9 @@ export function visibleGraph(
   pinned: Set<string> = new Set(),
 ): GraphItem[] {
   const items: GraphItem[] = [];
+  // A pinned step keeps its whole ancestor path out of the "+N more" pages.
+  const keep = new Set(pinned);
+  for (const id of pinned) for (const a of ancestorsOf(tree, id)) keep.add(a);
   type Entry = string | Extract<GraphItem, { kind: 'more' }>;
   const stack: Entry[] = [];
   // Pushes a parent's shown children (and its "+N more" item, which comes last).
@@ -144,7 +159,7 @@ export function visibleGraph(
     let shown = kids;
     if (kids.length > limit) {
       shown = kids.slice(0, limit);
-      for (const k of kids.slice(limit)) if (pinned.has(k)) shown.push(k);
+      for (const k of kids.slice(limit)) if (keep.has(k)) shown.push(k);
       const hidden = kids.length - shown.length;
       if (hidden > 0) stack.push({ kind: 'more', id: `more:${parent ?? ''}`, parent, hidden });
     }

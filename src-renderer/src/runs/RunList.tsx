@@ -125,7 +125,7 @@ export function BlameBar({ score }: { score: number | null }) {
   if (score === null) return <span className="muted mono">—</span>;
   const pct = Math.max(0, Math.min(1, score)) * 100;
   return (
-    <span className="blame-bar" title={`blame score ${formatScore(score)}`}>
+    <span className={`blame-bar${score >= 0.5 ? ' blame-high' : score >= 0.3 ? ' blame-mid' : ''}`} title={`blame score ${formatScore(score)}`}>
       <span className="blame-bar-track">
         <span className="blame-bar-fill" style={{ width: `${pct}%` }} />
       </span>

@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import type { BlamedStep, BlameResult } from '../../../src-shared/analysis';
 import { ErrorNote } from '../common/ErrorNote';
 import { Section } from '../common/Section';
@@ -125,8 +126,10 @@ function BlamedCard({ finding, primary = false }: { finding: BlamedStep; primary
 }
 
 function OtherScores({ blame }: { blame: BlameResult }) {
-  const blamed = new Set([...blame.blamed, ...blame.co_blamed].map((b) => b.step_id));
-  const scored = blame.step_scores.filter((s) => s.score !== null && !blamed.has(s.step_id)).sort((a, b) => (a.score ?? 1) - (b.score ?? 1));
+  const scored = useMemo(() => {
+    const blamed = new Set([...blame.blamed, ...blame.co_blamed].map((b) => b.step_id));
+    return blame.step_scores.filter((s) => s.score !== null && !blamed.has(s.step_id)).sort((a, b) => (a.score ?? 1) - (b.score ?? 1));
+  }, [blame]);
   if (scored.length === 0) return null;
   return (
     <Section title={`Other steps' scores (${scored.length})`} defaultOpen={!blame.healthy}>

@@ -71,7 +71,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
           {totals.cost > 0 && ` · $${totals.cost.toFixed(4)}`}
         </span>
         {run.verdict && (
-          <span className={run.verdict.pass ? 'verdict-pass' : 'verdict-fail'}>
+          <span className={`run-verdict ${run.verdict.pass ? 'verdict-pass' : 'verdict-fail'}`} title={run.verdict.detail ?? ''}>
             verdict: {run.verdict.pass ? 'pass' : 'fail'}
             {run.verdict.detail && (
               <span className="muted">

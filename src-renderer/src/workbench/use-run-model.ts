@@ -5,6 +5,7 @@ import { useEngineQuery } from '../api/use-engine-query';
 import { buildStepTree, defaultExpanded, isExpanded, type StepTree } from '../graph/step-tree';
 import { indexBlame, type BlameIndex } from '../graph/step-look';
 import { useUi } from '../state/ui-store';
+import { CHILD_PAGE } from '../graph/graph-constants';
 import type { ApiError } from '../../../src-shared/result';
 
 /** Above this many steps a run opens as an outline (see defaultExpanded). */
@@ -33,7 +34,7 @@ export function useRunModel(runId: string, selected: string | null): RunModel {
     if (selected) p.add(selected);
     return p;
   }, [blameIndex, selected]);
-  const defaults = useMemo(() => (tree ? defaultExpanded(tree, OPEN_BUDGET, pinned) : new Set<string>()), [tree, pinned]);
+  const defaults = useMemo(() => (tree ? defaultExpanded(tree, OPEN_BUDGET, pinned, CHILD_PAGE) : new Set<string>()), [tree, pinned]);
   const expanded = useCallback((id: string) => isExpanded(id, defaults, overrides), [defaults, overrides]);
   return {
     detail: detail.data,

@@ -1,0 +1,30 @@
+/**
+ * `npm run bench`: every benchmark prints its numbers next to a baseline
+ * measured in the same run (ratios, not absolute times: this machine is shared
+ * and noisy). Benchmarks print; they never gate CI.
+ */
+import { benchImport } from './import-throughput';
+
+interface Bench {
+  name: string;
+  run: () => Promise<{ lines: string[] }>;
+}
+
+const only = process.argv.slice(2);
+const BENCHES: Bench[] = [
+  { name: 'sdk', run: async () => (await import('./sdk-overhead')).benchSdkOverhead() },
+  { name: 'import', run: () => benchImport() },
+  { name: 'blame', run: async () => (await import('./blame/run-blame-bench')).benchBlame() },
+  { name: 'fork', run: async () => (await import('./fork-overhead')).benchFork() },
+];
+
+for (const b of BENCHES.filter((x) => only.length === 0 || only.includes(x.name))) {
+  console.log(`\n== ${b.name} ==`);
+  try {
+    const r = await b.run();
+    console.log(r.lines.join('\n'));
+  } catch (err) {
+    console.log(`benchmark ${b.name} failed: ${(err as Error).stack ?? err}`);
+    process.exitCode = 1;
+  }
+}

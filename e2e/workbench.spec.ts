@@ -1,0 +1,137 @@
+import { callApi, expect, failedRunWithEvidence, runRows, screenshot, test } from './fixtures';
+
+test('opening a failed demo run shows its steps and its error', async ({ app, tb }) => {
+  const failed = await callApi(tb, 'listRuns', { filter: 'failed' });
+  let target: { runId: string; stepId: string; message: string; steps: number } | null = null;
+  for (const run of failed) {
+    const detail = await callApi(tb, 'getRun', { runId: run.run_id });
+    const errored = detail.steps.find((s) => s.error);
+    if (errored) {
+      target = { runId: run.run_id, stepId: errored.step_id, message: errored.error!.message, steps: detail.steps.length };
+      break;
+    }
+  }
+  expect(target, 'a failed demo run with an errored step').not.toBeNull();
+
+  await app.getByRole('button', { name: 'Failed', exact: true }).click();
+  await app.locator(`[data-run-id="${target!.runId}"]`).click();
+  const workbench = app.getByTestId('run-workbench');
+  await expect(workbench).toHaveAttribute('data-run-id', target!.runId);
+  await expect(app.getByRole('treeitem')).toHaveCount(target!.steps);
+
+  await app.locator(`.step-row[data-step-id="${target!.stepId}"]`).click();
+  const panel = app.getByTestId('step-panel');
+  await expect(panel).toHaveAttribute('data-step-id', target!.stepId);
+  await expect(panel.getByTestId('step-error')).toContainText(target!.message.slice(0, 80));
+  await expect(panel.getByTestId('step-input')).toBeVisible();
+  await expect(panel.getByTestId('step-output')).toBeVisible();
+  await screenshot(app, 'run-failed-step');
+});
+
+test('the blame panel names the cause, and clicking its evidence highlights the quote in the step', async ({ app, tb }) => {
+  const { run, blame } = await failedRunWithEvidence(tb);
+  const top = blame.blamed[0];
+  const evidence = top.evidence[0];
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(run.run_id)}`);
+
+  const card = app.getByTestId('blamed-step');
+  await expect(card).toContainText(top.name);
+  await expect(card.getByTestId('blame-reason')).toHaveText(top.reason);
+  await expect(card).toContainText(`${top.confidence} confidence`);
+  await expect(card.getByRole('button', { name: 'Fork from here' })).toBeDisabled();
+  await expect(app.locator(`.graph-node.look-blamed[data-step-id="${top.step_id}"]`)).toBeVisible();
+  if (blame.lineage_path.length > 1) await expect(app.locator('.react-flow__edge.edge-lineage').first()).toBeAttached();
+
+  await card.getByTestId('evidence').first().click();
+  const panel = app.getByTestId('step-panel');
+  await expect(panel).toHaveAttribute('data-step-id', evidence.step_id);
+  const mark = panel.locator('mark.hl-evidence').first();
+  await expect(mark).toBeVisible();
+  await expect(mark).toHaveText(evidence.quote.length > 2000 ? /./ : evidence.quote);
+  await expect(app).toHaveURL(new RegExp(`step=${encodeURIComponent(evidence.step_id)}`));
+  await screenshot(app, 'run-blame-evidence');
+
+  // The link restores the run and the step.
+  await app.reload();
+  await expect(app.getByTestId('step-panel')).toHaveAttribute('data-step-id', evidence.step_id);
+});
+
+test('a step with children collapses and expands in the list and on the graph, and arrow keys walk the graph', async ({ app, tb }) => {
+  const runs = await callApi(tb, 'listRuns', {});
+  let pick: { runId: string; parent: string; child: string } | null = null;
+  for (const run of runs) {
+    const detail = await callApi(tb, 'getRun', { runId: run.run_id });
+    const child = detail.steps.find((s) => s.parent_id !== null);
+    if (child) {
+      pick = { runId: run.run_id, parent: child.parent_id!, child: child.step_id };
+      break;
+    }
+  }
+  expect(pick, 'a demo run with nested steps').not.toBeNull();
+  await expect(runRows(app).first()).toBeVisible();
+  await app.locator(`[data-run-id="${pick!.runId}"]`).click();
+
+  const parentRow = app.locator(`.step-row[data-step-id="${pick!.parent}"]`);
+  const childRow = app.locator(`.step-row[data-step-id="${pick!.child}"]`);
+  await expect(childRow).toBeVisible();
+  await parentRow.getByRole('button', { name: 'Collapse' }).click();
+  await expect(childRow).toHaveCount(0);
+  await expect(app.locator(`.graph-node[data-step-id="${pick!.child}"]`)).toHaveCount(0);
+  await expect(parentRow).toHaveAttribute('aria-expanded', 'false');
+
+  await app.locator(`.graph-node[data-step-id="${pick!.parent}"]`).getByRole('button', { name: /^Expand/ }).click();
+  await expect(childRow).toBeVisible();
+  await expect(app.locator(`.graph-node[data-step-id="${pick!.child}"]`)).toBeVisible();
+
+  // Keyboard: select the parent, then Right moves to its first child.
+  await app.locator(`.graph-node[data-step-id="${pick!.parent}"]`).click();
+  await expect(app.getByTestId('step-panel')).toHaveAttribute('data-step-id', pick!.parent);
+  await app.getByTestId('step-graph').focus();
+  await app.keyboard.press('ArrowRight');
+  await expect(app.getByTestId('step-panel')).not.toHaveAttribute('data-step-id', pick!.parent);
+  await app.keyboard.press('ArrowLeft');
+  await expect(app.getByTestId('step-panel')).toHaveAttribute('data-step-id', pick!.parent);
+  await screenshot(app, 'run-graph');
+});
+
+test('searching within a step highlights the matches', async ({ app, tb }) => {
+  const runs = await callApi(tb, 'listRuns', {});
+  const detail = await callApi(tb, 'getRun', { runId: runs[0].run_id });
+  const step = detail.steps.find((s) => typeof s.input === 'string' || (s.input && JSON.stringify(s.input).length > 10));
+  expect(step).toBeTruthy();
+  const word = (JSON.stringify(step!.input).match(/[A-Za-z]{4,}/) ?? [''])[0];
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(runs[0].run_id)}?step=${encodeURIComponent(step!.step_id)}`);
+  await app.getByLabel('Search in this step').fill(word);
+  await expect(app.getByTestId('step-search-count')).not.toHaveText('0 matches');
+  await expect(app.getByTestId('step-panel').locator('mark.hl-search').first()).toBeVisible();
+});
+
+test('the charts show per-step latency and scores, and the pipeline over time', async ({ app, tb }) => {
+  const { run } = await failedRunWithEvidence(tb);
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(run.run_id)}?tab=charts`);
+  await expect(app.getByTestId('chart-latency').locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await expect(app.getByTestId('chart-scores').locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await expect(app.getByTestId('chart-pipeline-duration').locator('circle').first()).toBeVisible();
+  await screenshot(app, 'run-charts');
+});
+
+test('exporting a report downloads a file for each offered format', async ({ app, tb }) => {
+  const { run } = await failedRunWithEvidence(tb);
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(run.run_id)}`);
+  for (const [label, ext] of [
+    ['Markdown (.md)', 'md'],
+    ['HTML (.html)', 'html'],
+    ['JSON (.json)', 'json'],
+  ] as const) {
+    await app.getByRole('button', { name: /Export report/ }).click();
+    const download = app.waitForEvent('download');
+    await app.getByRole('menuitem', { name: label }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(new RegExp(`\\.${ext}$`));
+    const body = await (await file.createReadStream()).toArray();
+    const text = Buffer.concat(body as Buffer[]).toString('utf8');
+    expect(text.length).toBeGreaterThan(50);
+    if (ext === 'json') expect(() => JSON.parse(text)).not.toThrow();
+  }
+  await expect(app.getByRole('menuitem', { name: /PDF/ })).toHaveCount(0);
+});

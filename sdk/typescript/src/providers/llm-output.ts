@@ -1,0 +1,92 @@
+/**
+ * The recorded output of a provider-wrapped llm step, shared by the
+ * Anthropic and OpenAI-compatible wrappers so scorers see one shape:
+ * the reply text, or `{ text, tool_calls }` when the model called tools.
+ */
+import type { Json } from '../../../../src-shared/trace-format';
+
+export interface RecordedToolCall {
+  id: string;
+  name: string;
+  input: Json;
+}
+
+export type RecordedLlmOutput = string | { text: string; tool_calls: RecordedToolCall[] };
+
+export function llmOutput(text: string, toolCalls: RecordedToolCall[]): RecordedLlmOutput {
+  return toolCalls.length ? { text, tool_calls: toolCalls } : text;
+}
+
+/** Back from a recorded output (replay): text and tool calls, whatever shape was stored. */
+export function splitRecorded(recorded: Json | undefined): { text: string; toolCalls: RecordedToolCall[] } {
+  if (typeof recorded === 'string') return { text: recorded, toolCalls: [] };
+  if (recorded && typeof recorded === 'object' && !Array.isArray(recorded)) {
+    const text = typeof recorded.text === 'string' ? recorded.text : '';
+    const calls = Array.isArray(recorded.tool_calls) ? recorded.tool_calls : [];
+    const toolCalls = calls
+      .filter((c): c is { [k: string]: Json } => !!c && typeof c === 'object' && !Array.isArray(c))
+      .map((c, i) => ({ id: typeof c.id === 'string' ? c.id : `call_replayed_${i}`, name: String(c.name ?? ''), input: c.input ?? {} }));
+    return { text, toolCalls };
+  }
+  return { text: recorded === undefined || recorded === null ? '' : JSON.stringify(recorded), toolCalls: [] };
+}
+
+/** A tool call's arguments arrive as JSON text; keep the text when it does not parse. */
+export function parseArguments(text: string): Json {
+  if (!text) return {};
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return text;
+  }
+}
+
+/** An async iterable that yields `items` (a replayed stream). */
+export function iterableOf<T>(items: T[]): AsyncIterable<T> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (const item of items) yield item;
+    },
+  };
+}
+
+/**
+ * Hand the caller the provider's stream object unchanged except for its
+ * iteration, which passes every event through `onEvent` and ends the step
+ * when the stream is exhausted, fails, or is abandoned.
+ */
+export function observeStream<S extends object, E>(
+  stream: S,
+  hooks: { onEvent: (e: E) => void; onDone: (complete: boolean) => void; onError: (err: unknown) => void },
+): S {
+  const source = stream as unknown as AsyncIterable<E>;
+  async function* iterate(): AsyncGenerator<E> {
+    let settled = false;
+    try {
+      for await (const event of source) {
+        try {
+          hooks.onEvent(event);
+        } catch {
+          // Bookkeeping must never break the caller's stream.
+        }
+        yield event;
+      }
+      settled = true;
+      hooks.onDone(true);
+    } catch (err) {
+      settled = true;
+      hooks.onError(err);
+      throw err;
+    } finally {
+      // The consumer stopped early (break / return): record what arrived.
+      if (!settled) hooks.onDone(false);
+    }
+  }
+  return new Proxy(stream, {
+    get(target, prop) {
+      if (prop === Symbol.asyncIterator) return () => iterate();
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

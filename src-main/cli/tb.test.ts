@@ -1,0 +1,122 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { syntheticRunRecords, toJsonl } from '../../test/support/synthetic-trace';
+
+const TB = path.resolve(__dirname, 'tb.ts');
+
+function tb(home: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', TB, ...args], { env: { ...process.env, TRACEBACK_HOME: home }, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, json: () => JSON.parse(r.stdout) };
+}
+
+const freshHome = () => fs.mkdtempSync(path.join(os.tmpdir(), 'tb-cli-'));
+
+describe('tb on the demo data', () => {
+  let home: string;
+  let runs: { run_id: string; pipeline: string; status: string; steps: number; started_at: number; duration_ms: number | null; verdict: { pass: boolean } | null }[];
+
+  beforeAll(() => {
+    home = freshHome();
+    const demo = tb(home, 'demo');
+    expect(demo.code, demo.stderr).toBe(0);
+    const list = tb(home, 'list', '--json');
+    expect(list.code).toBe(0);
+    runs = list.json();
+  }, 180_000);
+
+  it('a new user gets at least four demo runs, some of them failed, from `tb demo`', () => {
+    expect(runs.length).toBeGreaterThanOrEqual(4);
+    for (const r of runs) expect(Object.keys(r)).toEqual(expect.arrayContaining(['run_id', 'pipeline', 'status', 'steps', 'started_at', 'duration_ms']));
+    expect(runs.filter((r) => r.verdict && !r.verdict.pass).length).toBeGreaterThanOrEqual(2);
+    expect(runs.filter((r) => r.verdict?.pass).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('`show --json` accepts a unique prefix and lists steps in start order with their fields', () => {
+    const run = runs[0];
+    const r = tb(home, 'show', run.run_id.slice(0, 12), '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const doc = r.json();
+    expect(doc.run.run_id).toBe(run.run_id);
+    expect(doc.steps.length).toBe(run.steps);
+    expect(doc.steps.map((s: { index: number }) => s.index)).toEqual([...doc.steps.map((s: { index: number }) => s.index)].sort((a, b) => a - b));
+    for (const key of ['step_id', 'parent_id', 'name', 'type', 'index', 'input', 'output', 'error', 'started_at', 'duration_ms']) expect(doc.steps[0]).toHaveProperty(key);
+  });
+
+  it('`blame --json` names steps for a failed run and nothing for a healthy one', () => {
+    const failed = runs.find((r) => r.verdict && !r.verdict.pass)!;
+    const healthy = runs.find((r) => r.verdict?.pass)!;
+    const bad = tb(home, 'blame', failed.run_id, '--json').json();
+    expect(bad).toMatchObject({ run_id: failed.run_id, healthy: false });
+    expect(bad.blamed.length).toBeGreaterThan(0);
+    for (const key of ['step_id', 'name', 'type', 'index', 'score', 'confidence', 'reason', 'evidence']) expect(bad.blamed[0]).toHaveProperty(key);
+    const good = tb(home, 'blame', healthy.run_id, '--json').json();
+    expect(good).toMatchObject({ run_id: healthy.run_id, healthy: true, blamed: [] });
+  });
+
+  it('the gate exits 1 on a failed run and 0 on a healthy one', () => {
+    const failed = runs.find((r) => r.verdict && !r.verdict.pass)!;
+    const healthy = runs.find((r) => r.verdict?.pass)!;
+    expect(tb(home, 'gate', '--fail-on-blame', '0.5', failed.run_id).code).toBe(1);
+    expect(tb(home, 'gate', '--fail-on-blame', '0.5', healthy.run_id).code).toBe(0);
+    expect(tb(home, 'gate', failed.run_id).code).toBe(2);
+  });
+
+  it('a report is written as self-contained HTML with no script', () => {
+    const failed = runs.find((r) => r.verdict && !r.verdict.pass)!;
+    const out = path.join(home, 'report.html');
+    const r = tb(home, 'report', failed.run_id, '--format', 'html', '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    const html = fs.readFileSync(out, 'utf8');
+    expect(html).toMatch(/<html/i);
+    expect(html).not.toMatch(/<script/i);
+  });
+});
+
+describe('tb import', () => {
+  it('reports a malformed line with file and line, imports the rest, and exits 2; importing again reports the same', () => {
+    const home = freshHome();
+    const file = path.join(home, 'broken.jsonl');
+    const lines = toJsonl(syntheticRunRecords({ runId: 'imp-1', steps: 3 })).trimEnd().split('\n');
+    lines[2] = '{not json';
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    const first = tb(home, 'import', file, '--json');
+    expect(first.code).toBe(2);
+    expect(first.json()).toEqual({ imported: [{ file, runs: ['imp-1'] }], errors: [expect.objectContaining({ file, line: 3, message: expect.stringMatching(/invalid JSON/) })] });
+    expect(first.stderr).toContain(`${file}:3:`);
+    const second = tb(home, 'import', file, '--json');
+    expect(second.json()).toEqual(first.json());
+    expect(tb(home, 'show', 'imp-1', '--json').json().steps).toHaveLength(3);
+  });
+
+  it('a clean file imports with exit 0 and its run shows up in the list', () => {
+    const home = freshHome();
+    const file = path.join(home, 'ok.jsonl');
+    fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'clean-run', steps: 2 })));
+    const r = tb(home, 'import', file, '--json');
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual({ imported: [{ file, runs: ['clean-run'] }], errors: [] });
+    expect(tb(home, 'list', '--json').json().map((x: { run_id: string }) => x.run_id)).toEqual(['clean-run']);
+  });
+});
+
+describe('tb usage errors', () => {
+  it('bad usage and unknown runs exit 2 with a message on stderr and nothing on stdout', () => {
+    const home = freshHome();
+    const unknownCmd = tb(home, 'frobnicate');
+    expect(unknownCmd.code).toBe(2);
+    expect(unknownCmd.stderr).toMatch(/unknown command "frobnicate"/);
+    const badFlag = tb(home, 'list', '--colour');
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toMatch(/unknown option --colour/);
+    const missing = tb(home, 'show', 'no-such-run', '--json');
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/no run matches "no-such-run"/);
+    const missingFile = tb(home, 'import', path.join(home, 'nope.jsonl'));
+    expect(missingFile.code).toBe(2);
+    expect(missingFile.stderr).toMatch(/nope\.jsonl:0: error: file not found/);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * blameRun: which step caused this run to fail, and why (docs/blame.md).
+ * Deterministic and offline. Order of work:
+ *   score steps → recoveries → abstention gate (healthy runs stop here) →
+ *   lineage → rules → rank (merge, collapse repeats, cause before symptom).
+ */
+import type { BlamedStep, BlameResult, Confidence } from '../../../src-shared/analysis';
+import type { RunDetail } from '../../../src-shared/model';
+import { quoteRun, quoteStep } from '../scoring/evidence-quote';
+import { jsonText } from '../scoring/json-text';
+import { bm25Relevance } from '../scoring/relevance';
+import { assessRun, healthOf, type ScoringContext } from '../scoring/score-run';
+import { failureBeforeLineage, failureFromSlice, type Failure } from './failure-gate';
+import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
+import { forwardPath, inferLineage, upstreamOf } from './lineage';
+import { findLoops } from './loops';
+import { rankFindings } from './rank-findings';
+import { findRecoveries } from './recovery';
+import { buildRunGraph } from './run-graph';
+import { checkFindings } from './rules-checks';
+import { errorFindings } from './rules-errors';
+import { expectedFindings } from './rules-expected';
+import {
+  droppedContextFindings,
+  fabricationFindings,
+  informationLostFindings,
+  unusedContextFindings,
+  wrongArgumentFindings,
+} from './rules-lineage';
+import { noProgressFindings } from './rules-loops';
+import { spectrumFindings } from './spectrum';
+
+export interface BlameContext extends ScoringContext {
+  /** What the answer should have contained (--expected TEXT); defaults to the verdict's expected value. */
+  expected?: string;
+  /** Other runs of the same pipeline, with verdicts, for the across-runs spectrum rule. */
+  history?: RunDetail[];
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+function fallbackFinding(w: BlameWork, failure: Failure): Finding | null {
+  const g = w.graph;
+  let target = w.lineage.finalProducer;
+  if (target < 0) {
+    for (let p = g.steps.length - 1; p >= 0; p--) {
+      if (g.live[p]) {
+        target = p;
+        break;
+      }
+    }
+  }
+  if (target < 0) return null;
+  const run = w.detail.run;
+  const runEv = failure.kind === 'run-error' ? quoteRun(run, 'error', run.error?.message) : quoteRun(run, 'verdict', run.verdict?.detail);
+  return {
+    pos: target,
+    rule: 'verdict-fallback',
+    strength: w.settings.blame.strength.verdict_fallback,
+    reason: `No step shows a fault, but ${failure.description.replace(/\.$/, '')}; ${stepLabel(w, target)} produced the output that was rejected.`,
+    evidence: evidenceList(quoteStep(g.steps[target], 'output') ?? quoteStep(g.steps[target], 'input'), runEv),
+    dependent: true,
+  };
+}
+
+export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
+  const settings = ctx.settings;
+  const assess = assessRun(detail, ctx);
+  const g = buildRunGraph(detail);
+  const recovered = findRecoveries(g, assess, settings);
+  const result: BlameResult = {
+    run_id: detail.run.run_id,
+    healthy: true,
+    failure: null,
+    blamed: [],
+    co_blamed: [],
+    symptoms: [],
+    lineage_path: [],
+    step_scores: assess.map(healthOf),
+    recovered: [...recovered.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([p, r]) => ({ step_id: g.steps[p].step_id, name: g.steps[p].name, by: r.by === null ? null : g.steps[r.by].step_id, reason: r.reason })),
+    loops: [],
+  };
+
+  let failure = failureBeforeLineage(detail, g, assess, recovered, settings);
+  if (failure === null) return result;
+  const lineage = inferLineage(g, settings);
+  const slice = new Set<number>();
+  if (lineage.finalProducer >= 0) {
+    for (const p of upstreamOf(g, lineage, lineage.finalProducer)) slice.add(p);
+    slice.add(lineage.finalProducer);
+  }
+  if (failure === 'needs-lineage') failure = failureFromSlice(g, assess, recovered, settings, slice);
+  if (failure === null) return result;
+
+  const loops = findLoops(g, lineage, settings);
+  result.loops = loops.map((l) => ({
+    parent_id: l.parent >= 0 ? g.steps[l.parent].step_id : null,
+    name: l.name,
+    count: l.occurrences.length,
+    step_ids: l.occurrences.slice(0, 20).map((p) => g.steps[p].step_id),
+  }));
+  const expected = ctx.expected ?? (detail.run.verdict?.expected !== undefined && detail.run.verdict.expected !== null ? jsonText(detail.run.verdict.expected) : null);
+  const w: BlameWork = {
+    detail,
+    settings,
+    graph: g,
+    assess,
+    recovered,
+    lineage,
+    slice,
+    loops,
+    relevance: ctx.relevance ?? bm25Relevance(settings),
+    expected: expected && expected.trim() !== '' ? expected : null,
+    history: ctx.history ?? [],
+    symptoms: [],
+  };
+  const errs = errorFindings(w);
+  const findings: Finding[] = [
+    ...errs.findings,
+    ...checkFindings(w, errs.handled),
+    ...wrongArgumentFindings(w),
+    ...informationLostFindings(w),
+    ...droppedContextFindings(w),
+    ...unusedContextFindings(w),
+    ...fabricationFindings(w),
+    ...expectedFindings(w),
+    ...spectrumFindings(w),
+    ...noProgressFindings(w),
+  ];
+  if (findings.length === 0) {
+    const fb = fallbackFinding(w, failure);
+    if (fb) findings.push(fb);
+  }
+  const ranked = rankFindings(w, findings, errs.budget);
+
+  result.healthy = false;
+  result.failure = { kind: failure.kind, description: failure.description };
+  const toBlamed = (f: Finding, confidence: Confidence): BlamedStep => {
+    const s = g.steps[f.pos];
+    return {
+      step_id: s.step_id,
+      name: s.name,
+      type: s.type,
+      index: s.index,
+      score: round3(Math.min(1, Math.max(0, f.strength))),
+      confidence,
+      reason: f.reason,
+      evidence: f.evidence,
+      rule: f.rule,
+    };
+  };
+  result.blamed = ranked.causes.map((f, i) => toBlamed(f, i === 0 ? ranked.confidence : 'low'));
+  result.co_blamed = ranked.coBlamed.map((f) => toBlamed(f, 'low'));
+  const seenSym = new Set<number>();
+  result.symptoms = ranked.symptoms
+    .filter((s) => (seenSym.has(s.pos) ? false : (seenSym.add(s.pos), true)))
+    .map((s) => ({ step_id: g.steps[s.pos].step_id, name: g.steps[s.pos].name, caused_by: g.steps[s.causedBy].step_id, reason: s.reason }));
+  const top = ranked.causes[0];
+  if (top) {
+    const path = lineage.finalProducer >= 0 ? forwardPath(g, lineage, top.pos, lineage.finalProducer) : null;
+    result.lineage_path = (path ?? [top.pos]).map((p) => g.steps[p].step_id);
+  }
+  return result;
+}

@@ -1,0 +1,363 @@
+/**
+ * Data lineage: which earlier outputs flowed into each step. Inferred, in
+ * one pass over the run in time order, from
+ *  - explicit links: `metadata.tool_call_id` (the LLM output that issued the
+ *    call feeds the tool; the tool's result feeds whoever quotes the id) and
+ *    state keys (`metadata.reads` after `metadata.writes`), weight 3;
+ *  - values (dates, ids, e-mails, URLs weigh 2; numbers and names 1) and word
+ *    5-shingles of an earlier output reappearing in a later input, looked up
+ *    in an index holding the latest producer of each value — so the cost is
+ *    linear in the text, never quadratic in the steps;
+ *  - a parent's output drawing on its children's outputs;
+ *  - an output with no text (an empty result) feeding the next sibling,
+ *    since there is nothing to match but the next step received it.
+ * A producer needs weight 2 to count. -1 stands for the run's own input.
+ */
+import type { Json } from '../../../src-shared/trace-format';
+import type { Settings } from '../scoring/settings';
+import { isObj, jsonText, llmText } from '../scoring/json-text';
+import { isAncestor, type RunGraph } from './run-graph';
+import { shinglesOf, valuesOf, type Value } from './value-features';
+
+export const RUN_INPUT = -1;
+
+export interface Lineage {
+  inProducers: number[][];
+  outProducers: number[][];
+  /** True when a step's input matched nothing and is taken to come from its parent's input. */
+  fromParent: boolean[];
+  consumers: number[][];
+  inText: string[];
+  outText: string[];
+  inValues: Value[][];
+  outValues: Value[][];
+  runInputText: string;
+  runInputValues: Value[];
+  /** value key -> first position whose input or output held it (RUN_INPUT for the run input). */
+  firstSeen: Map<string, number>;
+  finalProducer: number;
+}
+
+const KIND_WEIGHT: Record<Value['kind'], number> = { date: 2, email: 2, url: 2, id: 2, number: 1, name: 1 };
+
+function keysOf(v: Json | undefined): string[] {
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
+  return [];
+}
+
+/** Ids of the tool calls an LLM output issued (OpenAI, Anthropic and flat shapes). */
+export function toolCallIdsOf(output: Json | null): string[] {
+  const ids: string[] = [];
+  const visit = (v: Json | null | undefined, depth: number): void => {
+    if (depth > 4 || v === null || v === undefined) return;
+    if (Array.isArray(v)) {
+      for (const x of v) visit(x, depth + 1);
+      return;
+    }
+    if (!isObj(v)) return;
+    if (Array.isArray(v.tool_calls)) for (const c of v.tool_calls) if (isObj(c) && typeof c.id === 'string') ids.push(c.id);
+    if ((v.type === 'tool_use' || v.type === 'function_call') && typeof v.id === 'string') ids.push(v.id);
+    if (Array.isArray(v.content)) visit(v.content, depth + 1);
+    if (isObj(v.message)) visit(v.message, depth + 1);
+    if (Array.isArray(v.choices)) visit(v.choices, depth + 1);
+  };
+  visit(output, 0);
+  return ids;
+}
+
+class EndHeap {
+  private items: number[] = [];
+  constructor(
+    private readonly end: Float64Array,
+    private readonly depth: Int32Array,
+  ) {}
+  private less(a: number, b: number): boolean {
+    return this.end[a] < this.end[b] || (this.end[a] === this.end[b] && (this.depth[a] > this.depth[b] || (this.depth[a] === this.depth[b] && a < b)));
+  }
+  get size(): number {
+    return this.items.length;
+  }
+  peek(): number {
+    return this.items[0];
+  }
+  push(x: number): void {
+    const h = this.items;
+    h.push(x);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+  pop(): number {
+    const h = this.items;
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length > 0) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && this.less(h[l], h[m])) m = l;
+        if (r < h.length && this.less(h[r], h[m])) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+export function inferLineage(g: RunGraph, settings: Settings): Lineage {
+  const n = g.steps.length;
+  const L = settings.lineage;
+  const maxChars = L.max_tokens_per_field * 8;
+  const inProducers: number[][] = Array.from({ length: n }, () => []);
+  const outProducers: number[][] = Array.from({ length: n }, () => []);
+  const fromParent: boolean[] = new Array(n).fill(false);
+  const inText: string[] = new Array(n).fill('');
+  const outText: string[] = new Array(n).fill('');
+  const inValues: Value[][] = new Array(n);
+  const outValues: Value[][] = new Array(n);
+  const latestValue = new Map<string, number>();
+  const latestShingle = new Map<number, number>();
+  const writers = new Map<string, number>();
+  const callOwner = new Map<string, number>();
+  const firstSeen = new Map<string, number>();
+  const awaiting = new Map<number, number[]>();
+
+  const detail = g.detail;
+  const runInputText = jsonText(detail.run.input, maxChars);
+  const runInputValues = valuesOf(runInputText, maxChars);
+  for (const v of runInputValues) {
+    latestValue.set(v.key, RUN_INPUT);
+    firstSeen.set(v.key, RUN_INPUT);
+  }
+  for (const h of shinglesOf(runInputText, L.shingle_tokens, L.max_tokens_per_field)) latestShingle.set(h, RUN_INPUT);
+
+  const votes = new Map<number, number>();
+  const vote = (p: number | undefined, w: number): void => {
+    if (p === undefined) return;
+    votes.set(p, (votes.get(p) ?? 0) + w);
+  };
+  const chosen = (self: number): number[] => {
+    const out: number[] = [];
+    for (const [p, w] of votes) if (w >= 2 && p !== self) out.push(p);
+    votes.clear();
+    return out.sort((a, b) => a - b);
+  };
+
+  const start = (p: number): void => {
+    const s = g.steps[p];
+    const text = jsonText(s.input, maxChars);
+    inText[p] = text;
+    const vals = valuesOf(text, maxChars);
+    inValues[p] = vals;
+    for (const v of vals) {
+      vote(latestValue.get(v.key), KIND_WEIGHT[v.kind]);
+      if (!firstSeen.has(v.key)) firstSeen.set(v.key, p);
+    }
+    for (const h of shinglesOf(text, L.shingle_tokens, L.max_tokens_per_field)) vote(latestShingle.get(h), 1);
+    for (const key of keysOf(s.metadata?.reads)) vote(writers.get(key), 3);
+    const callId = s.metadata?.tool_call_id;
+    if (typeof callId === 'string') vote(callOwner.get(callId), 3);
+    const parentKey = g.parent[p];
+    const wait = awaiting.get(parentKey);
+    if (wait && wait.length > 0) {
+      for (const q of wait) vote(q, 2);
+      awaiting.delete(parentKey);
+    }
+    const prods = chosen(p);
+    inProducers[p] = prods;
+    if (prods.length === 0 && parentKey >= 0) fromParent[p] = true;
+  };
+
+  const end = (q: number): void => {
+    const s = g.steps[q];
+    const text = s.type === 'llm' ? `${llmText(s.output)}\n${jsonText(s.output, maxChars)}` : jsonText(s.output, maxChars);
+    outText[q] = text;
+    const vals = valuesOf(text, maxChars);
+    outValues[q] = vals;
+    const sh = shinglesOf(text, L.shingle_tokens, L.max_tokens_per_field);
+    const kids = g.children[q];
+    if (kids.length > 0 && s.output !== null) {
+      for (const v of vals) vote(latestValue.get(v.key), KIND_WEIGHT[v.kind]);
+      for (const h of sh) vote(latestShingle.get(h), 1);
+      const fromKids = chosen(q).filter((x) => x >= 0 && isAncestor(g, q, x));
+      if (fromKids.length === 0) {
+        for (let k = kids.length - 1; k >= 0; k--) {
+          const c = kids[k];
+          if (g.live[c] && g.steps[c].status === 'ok') {
+            fromKids.push(c);
+            break;
+          }
+        }
+      }
+      outProducers[q] = fromKids;
+    }
+    for (const v of vals) {
+      latestValue.set(v.key, q);
+      if (!firstSeen.has(v.key)) firstSeen.set(v.key, q);
+    }
+    for (const h of sh) latestShingle.set(h, q);
+    for (const key of keysOf(s.metadata?.writes)) writers.set(key, q);
+    if (s.type === 'llm') for (const id of toolCallIdsOf(s.output)) callOwner.set(id, q);
+    const callId = s.metadata?.tool_call_id;
+    if (typeof callId === 'string') latestValue.set(`id:${callId.toLowerCase()}`, q);
+    if (vals.length === 0 && sh.length === 0) {
+      const list = awaiting.get(g.parent[q]);
+      if (list) list.push(q);
+      else awaiting.set(g.parent[q], [q]);
+    }
+  };
+
+  const endAt = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = g.steps[i];
+    endAt[i] = s.ended_at ?? Number.POSITIVE_INFINITY;
+  }
+  const heap = new EndHeap(endAt, g.depth);
+  for (let p = 0; p < n; p++) {
+    const s = g.steps[p];
+    while (heap.size > 0 && endAt[heap.peek()] <= s.started_at) end(heap.pop());
+    if (!g.live[p]) {
+      inValues[p] = [];
+      outValues[p] = [];
+      continue;
+    }
+    start(p);
+    if (s.ended_at !== null && s.status !== 'running') heap.push(p);
+    else outValues[p] = [];
+  }
+  while (heap.size > 0) end(heap.pop());
+
+  const consumers: number[][] = Array.from({ length: n }, () => []);
+  for (let p = 0; p < n; p++) {
+    for (const q of inProducers[p]) if (q >= 0) consumers[q].push(p);
+    for (const q of outProducers[p]) consumers[q].push(p);
+  }
+  const lin: Lineage = {
+    inProducers,
+    outProducers,
+    fromParent,
+    consumers,
+    inText,
+    outText,
+    inValues,
+    outValues,
+    runInputText,
+    runInputValues,
+    firstSeen,
+    finalProducer: -1,
+  };
+  lin.finalProducer = findFinalProducer(g, lin);
+  return lin;
+}
+
+function norm(t: string): string {
+  return t.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The step whose output became the run's output: among steps whose output
+ * text equals (or contains) the run output, the deepest and latest one; when
+ * the run recorded no output, the last root's output followed down to the
+ * child that produced it.
+ */
+export function findFinalProducer(g: RunGraph, lin: Lineage): number {
+  const n = g.steps.length;
+  const runOut = norm(jsonText(g.detail.run.output));
+  if (runOut !== '') {
+    const runLlm = norm(llmText(g.detail.run.output));
+    const candidates: number[] = [];
+    for (let p = 0; p < n; p++) {
+      if (!g.live[p] || g.steps[p].status !== 'ok') continue;
+      const s = g.steps[p];
+      const t = norm(lin.outText[p] || jsonText(s.output));
+      if (t === '') continue;
+      const llm = s.type === 'llm' ? norm(llmText(s.output)) : t;
+      if (t === runOut || llm === runOut || llm === runLlm || (runOut.length >= 20 && (t.includes(runOut) || llm.includes(runLlm)))) candidates.push(p);
+    }
+    let best = -1;
+    for (const c of candidates) {
+      if (candidates.some((d) => d !== c && isAncestor(g, c, d))) continue;
+      if (best === -1 || c > best) best = c;
+    }
+    if (best >= 0) return best;
+  }
+  let root = -1;
+  for (let i = g.roots.length - 1; i >= 0; i--) {
+    const r = g.roots[i];
+    if (g.live[r] && g.steps[r].output !== null) {
+      root = r;
+      break;
+    }
+  }
+  if (root === -1) {
+    for (let p = n - 1; p >= 0; p--) if (g.live[p] && g.steps[p].output !== null) return p;
+    return -1;
+  }
+  let cur = root;
+  for (let guard = 0; guard < 1000; guard++) {
+    const next = lin.outProducers[cur].filter((c) => g.parent[c] === cur);
+    if (next.length === 0) break;
+    const c = next[next.length - 1];
+    if (norm(lin.outText[c]) !== norm(lin.outText[cur]) && g.steps[c].type !== 'llm') break;
+    cur = c;
+  }
+  return cur;
+}
+
+/** Every step whose output flowed, directly or not, into `from` (not including it). */
+export function upstreamOf(g: RunGraph, lin: Lineage, from: number, limit = Number.POSITIVE_INFINITY): Set<number> {
+  const seen = new Set<number>();
+  const stack: number[] = [];
+  const pushInputs = (p: number): void => {
+    for (const q of lin.inProducers[p]) if (q >= 0 && !seen.has(q)) stack.push(q);
+    if (lin.fromParent[p] && g.parent[p] >= 0) pushInputs(g.parent[p]);
+  };
+  pushInputs(from);
+  for (const q of lin.outProducers[from]) stack.push(q);
+  while (stack.length > 0 && seen.size < limit) {
+    const q = stack.pop()!;
+    if (seen.has(q) || q === from) continue;
+    seen.add(q);
+    pushInputs(q);
+    for (const c of lin.outProducers[q]) if (!seen.has(c)) stack.push(c);
+  }
+  return seen;
+}
+
+/** Shortest path along lineage edges from `cause` to `target`, or null. */
+export function forwardPath(g: RunGraph, lin: Lineage, cause: number, target: number): number[] | null {
+  if (cause === target) return [cause];
+  const prev = new Map<number, number>([[cause, -2]]);
+  const queue = [cause];
+  for (let i = 0; i < queue.length; i++) {
+    const p = queue[i];
+    const next = [...lin.consumers[p]];
+    // A parent's input flows into children that took their input from it.
+    for (const c of g.children[p]) if (lin.fromParent[c]) next.push(c);
+    for (const c of next) {
+      if (prev.has(c)) continue;
+      prev.set(c, p);
+      if (c === target) {
+        const path = [c];
+        let x = p;
+        while (x !== -2) {
+          path.push(x);
+          x = prev.get(x)!;
+        }
+        return path.reverse();
+      }
+      queue.push(c);
+    }
+  }
+  return null;
+}

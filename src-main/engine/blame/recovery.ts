@@ -1,0 +1,87 @@
+/**
+ * Errors the run recovered from are not blamed. A failed step (an error, or
+ * a hard check such as an error payload) counts as recovered when
+ *  - retry: a later step with the same name and type under the same parent
+ *    ended healthy;
+ *  - fallback: (errors only) the parent — or the run, for a root step —
+ *    ended ok and a later sibling of the same type ended healthy;
+ *  - contained: (errors only) the parent or run ended ok, and the final
+ *    output neither quotes the error nor apologises for a failure.
+ */
+import type { RunDetail } from '../../../src-shared/model';
+import type { StepAssessment } from '../scoring/score-run';
+import type { Settings } from '../scoring/settings';
+import { jsonText } from '../scoring/json-text';
+import type { RunGraph } from './run-graph';
+import { siblingsOf } from './run-graph';
+
+export interface Recovery {
+  by: number | null;
+  kind: 'retry' | 'fallback' | 'contained';
+  reason: string;
+}
+
+const APOLOGY = /\b(?:couldn'?t|could not|can'?t|cannot|unable to|failed to|was not able to|wasn'?t able to|an error|error occurred|sorry)\b/i;
+
+export function isFailed(a: StepAssessment, settings: Settings): boolean {
+  if (a.duplicateOf !== null) return false;
+  if (a.step.status === 'error') return true;
+  return a.checks.some((c) => c.hard && !c.info && c.value < settings.scoring.unhealthy_below);
+}
+
+function healthy(a: StepAssessment, settings: Settings): boolean {
+  return a.step.status === 'ok' && !isFailed(a, settings) && (a.score === null || a.score >= settings.scoring.unhealthy_below);
+}
+
+export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: Settings): Map<number, Recovery> {
+  const out = new Map<number, Recovery>();
+  const detail: RunDetail = g.detail;
+  const finalText = jsonText(detail.run.output).slice(0, 20_000);
+  const runOk = detail.run.status === 'ok' || detail.run.status === 'running';
+  // Per sibling group, the latest healthy position by name|type and by type, scanning from the end.
+  const groups = new Map<number, { byName: Map<string, number>; byType: Map<string, number> }>();
+  const groupOf = (p: number): { byName: Map<string, number>; byType: Map<string, number> } => {
+    const parent = g.parent[p];
+    let grp = groups.get(parent);
+    if (grp) return grp;
+    grp = { byName: new Map(), byType: new Map() };
+    const sibs = siblingsOf(g, p);
+    for (const s of sibs) {
+      if (!g.live[s] || !healthy(assess[s], settings)) continue;
+      const st = g.steps[s];
+      const k = `${st.name}|${st.type}`;
+      const prev = grp.byName.get(k);
+      if (prev === undefined || s > prev) grp.byName.set(k, s);
+      const pt = grp.byType.get(st.type);
+      if (pt === undefined || s > pt) grp.byType.set(st.type, s);
+    }
+    groups.set(parent, grp);
+    return grp;
+  };
+
+  for (let p = 0; p < assess.length; p++) {
+    if (!g.live[p] || !isFailed(assess[p], settings)) continue;
+    const s = g.steps[p];
+    const grp = groupOf(p);
+    const retry = grp.byName.get(`${s.name}|${s.type}`);
+    if (retry !== undefined && retry > p) {
+      out.set(p, { by: retry, kind: 'retry', reason: `a later "${s.name}" (step ${g.steps[retry].step_id}) succeeded` });
+      continue;
+    }
+    if (s.status !== 'error') continue;
+    const parent = g.parent[p];
+    const caught = parent >= 0 ? g.steps[parent].status === 'ok' : runOk;
+    if (!caught) continue;
+    const fallback = grp.byType.get(s.type);
+    if (fallback !== undefined && fallback > p && g.steps[fallback].type !== 'agent') {
+      out.set(p, { by: fallback, kind: 'fallback', reason: `the ${s.type} step "${g.steps[fallback].name}" ran after it and succeeded` });
+      continue;
+    }
+    const msg = (s.error?.message ?? '').trim().slice(0, 60);
+    const quoted = msg.length >= 8 && finalText.includes(msg);
+    if ((finalText === '' && detail.run.status === 'ok') || (finalText !== '' && !quoted && !APOLOGY.test(finalText))) {
+      out.set(p, { by: null, kind: 'contained', reason: `${parent >= 0 ? `its parent "${g.steps[parent].name}"` : 'the run'} caught it and the final output does not show it` });
+    }
+  }
+  return out;
+}

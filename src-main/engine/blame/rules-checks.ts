@@ -1,0 +1,41 @@
+/**
+ * Rule check: a step whose score (its worst check) is below
+ * `scoring.unhealthy_below` and that was not recovered is a finding of
+ * strength weight × (1 − score), with weight `strength.hard_check` for hard
+ * checks and `strength.soft_check` for soft ones. Steps whose output did not
+ * reach the final output (outside its lineage slice) get 0.8 of that: they
+ * may still matter (lineage is inferred), but less likely. Errors, and error
+ * payloads already traced to the step that produced their input, are left to
+ * rules-errors.
+ */
+import { quoteStep } from '../scoring/evidence-quote';
+import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
+
+/** Checks whose low value may be explained by bad input from upstream. */
+const DEPENDENT = /^(?:llm\.(?:refusal|non_responsive|empty|consistency)|retrieval\.|tool\.empty|user\.)/;
+const OUT_OF_SLICE = 0.8;
+
+export function checkFindings(w: BlameWork, handled: Set<number>): Finding[] {
+  const g = w.graph;
+  const st = w.settings.blame.strength;
+  const floor = w.settings.scoring.unhealthy_below;
+  const out: Finding[] = [];
+  for (let p = 0; p < g.steps.length; p++) {
+    const a = w.assess[p];
+    if (!g.live[p] || w.recovered.has(p) || handled.has(p) || a.score === null || a.score >= floor) continue;
+    if (g.steps[p].status !== 'ok') continue;
+    const worst = a.worst;
+    if (!worst) continue;
+    const inSlice = w.lineage.finalProducer < 0 || w.slice.has(p);
+    const strength = (worst.hard ? st.hard_check : st.soft_check) * (1 - worst.value) * (inSlice ? 1 : OUT_OF_SLICE);
+    out.push({
+      pos: p,
+      rule: `check:${worst.name}`,
+      strength,
+      reason: `${stepLabel(w, p)} ${worst.explanation} (score ${worst.value.toFixed(2)}).`,
+      evidence: evidenceList(worst.evidence ?? quoteStep(g.steps[p], 'output') ?? quoteStep(g.steps[p], 'input')),
+      dependent: DEPENDENT.test(worst.name),
+    });
+  }
+  return out;
+}

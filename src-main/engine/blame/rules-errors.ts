@@ -1,0 +1,164 @@
+/**
+ * Rules error-origin, input-caused-error and unfinished.
+ *
+ * In a tree of failing spans the deepest error whose children are healthy is
+ * the origin, and its failing ancestors are symptoms. When the origin failed
+ * because of its input (classifyError: syntax or name errors in generated
+ * code, invalid or unknown arguments, 4xx, "not found"), the step that
+ * produced that input is the cause; when it failed for its own reasons
+ * (timeout, 5xx, connection reset) or the reason is unknown, it is. An
+ * iteration-limit error is a symptom of whatever kept its loop going. The
+ * same rules read error payloads (`{"error": ...}`) of steps that did not
+ * raise. In a run that stopped mid-way, the deepest unfinished step is
+ * where it stopped.
+ */
+import type { TraceError } from '../../../src-shared/trace-format';
+import { classifyError } from '../scoring/error-class';
+import { quoteStep } from '../scoring/evidence-quote';
+import { ancestorsOf, siblingsOf } from './run-graph';
+import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
+
+export interface ErrorFindings {
+  findings: Finding[];
+  /** Iteration-limit errors: symptoms of whatever finding lies in their subtree. */
+  budget: number[];
+  /** Steps with an error payload already traced to the step that produced their input. */
+  handled: Set<number>;
+}
+
+const GENERATOR_RANK: Record<string, number> = { llm: 4, generic: 3, prompt: 3, agent: 1, tool: 2, retrieval: 1 };
+
+/** The step that produced the input of `p`: its lineage producer that is most like a generator, else the previous generator sibling. */
+export function inputProducerOf(w: BlameWork, p: number): number {
+  const g = w.graph;
+  const lin = w.lineage;
+  let best = -1;
+  const consider = (c: number): void => {
+    if (c < 0 || !g.live[c] || c === p) return;
+    if (best === -1) best = c;
+    else {
+      const rc = GENERATOR_RANK[g.steps[c].type] ?? 0;
+      const rb = GENERATOR_RANK[g.steps[best].type] ?? 0;
+      if (rc > rb || (rc === rb && c > best)) best = c;
+    }
+  };
+  for (const c of lin.inProducers[p]) consider(c);
+  if (best >= 0) return best;
+  const sibs = siblingsOf(g, p);
+  for (let i = sibs.indexOf(p) - 1; i >= 0; i--) {
+    const c = sibs[i];
+    if (g.live[c] && (g.steps[c].type === 'llm' || g.steps[c].type === 'generic' || g.steps[c].type === 'prompt') && g.steps[c].status === 'ok') return c;
+  }
+  return -1;
+}
+
+function errorText(e: TraceError | null): string {
+  if (!e) return 'an error';
+  return `${e.type ? `${e.type}: ` : ''}${e.message ?? ''}`.trim();
+}
+
+export function errorFindings(w: BlameWork): ErrorFindings {
+  const g = w.graph;
+  const s = w.settings.blame.strength;
+  const findings: Finding[] = [];
+  const budget: number[] = [];
+  const handled = new Set<number>();
+  const errs: number[] = [];
+  for (let p = 0; p < g.steps.length; p++) {
+    if (g.live[p] && g.steps[p].status === 'error' && !w.recovered.has(p)) errs.push(p);
+  }
+  const hasErrBelow = new Set<number>();
+  for (const e of errs) for (const a of ancestorsOf(g, e)) hasErrBelow.add(a);
+
+  for (const o of errs) {
+    if (hasErrBelow.has(o)) continue;
+    const step = g.steps[o];
+    const { origin, why } = classifyError(step.error);
+    const errEv = quoteStep(step, 'error', (step.error?.message ?? '').split('\n')[0].slice(0, 140)) ?? quoteStep(step, 'error');
+    const enclosing = ancestorsOf(g, o).filter((a) => g.steps[a].status === 'error' && !w.recovered.has(a));
+    for (const a of enclosing) w.symptoms.push({ pos: a, causedBy: o, reason: `failed only because its child "${step.name}" failed` });
+    if (origin === 'budget') {
+      budget.push(o);
+      findings.push({
+        pos: o,
+        rule: 'error-origin',
+        strength: 0.5,
+        reason: `${stepLabel(w, o)} stopped at its iteration limit (${q(errorText(step.error), 80)}) and no step inside it shows why it kept going.`,
+        evidence: evidenceList(errEv),
+        dependent: true,
+      });
+      continue;
+    }
+    if (origin === 'input') {
+      const producer = inputProducerOf(w, o);
+      if (producer >= 0) {
+        findings.push(inputCaused(w, producer, o, errorText(step.error), why, errEv));
+        continue;
+      }
+    }
+    const tail = enclosing.length > 0 ? `; ${enclosing.length} enclosing step${enclosing.length > 1 ? 's' : ''} failed only because of it` : '';
+    findings.push({
+      pos: o,
+      rule: 'error-origin',
+      strength: origin === 'own' ? s.error_origin : s.error_origin - 0.03,
+      reason: `${stepLabel(w, o)} failed with ${q(errorText(step.error))} (${why})${tail}.`,
+      evidence: evidenceList(errEv),
+      dependent: false,
+    });
+  }
+
+  // Error payloads: a step that returned {"error": ...} without raising.
+  for (let p = 0; p < g.steps.length; p++) {
+    if (!g.live[p] || w.recovered.has(p) || g.steps[p].status !== 'ok') continue;
+    const c = w.assess[p].checks.find((x) => x.name === 'tool.error_payload' && x.hard);
+    if (!c) continue;
+    const quote = c.evidence?.quote ?? '';
+    const { origin, why } = classifyError({ type: '', message: quote });
+    if (origin !== 'input') continue;
+    const producer = inputProducerOf(w, p);
+    if (producer >= 0) {
+      findings.push(inputCaused(w, producer, p, quote, why, c.evidence ?? null));
+      handled.add(p);
+    }
+  }
+
+  if (w.detail.run.status === 'incomplete') {
+    const unfinished: number[] = [];
+    for (let p = 0; p < g.steps.length; p++) if (g.live[p] && g.steps[p].status === 'running') unfinished.push(p);
+    const above = new Set<number>();
+    for (const u of unfinished) for (const a of ancestorsOf(g, u)) above.add(a);
+    for (const u of unfinished) {
+      if (above.has(u)) continue;
+      const outer = ancestorsOf(g, u).filter((a) => g.steps[a].status === 'running');
+      for (const a of outer) w.symptoms.push({ pos: a, causedBy: u, reason: `never finished because "${g.steps[u].name}" never finished` });
+      findings.push({
+        pos: u,
+        rule: 'unfinished',
+        strength: s.unfinished,
+        reason: `${stepLabel(w, u)} started but never finished: the run stopped while it was running${outer.length > 0 ? `, leaving ${outer.length} enclosing step${outer.length > 1 ? 's' : ''} open` : ''}.`,
+        evidence: evidenceList(quoteStep(g.steps[u], 'input')),
+        dependent: false,
+      });
+    }
+  }
+  return { findings, budget, handled };
+}
+
+function inputCaused(w: BlameWork, producer: number, failed: number, message: string, why: string, errEv: ReturnType<typeof quoteStep>): Finding {
+  const g = w.graph;
+  const lin = w.lineage;
+  const outKeys = new Map(lin.outValues[producer].map((v) => [v.key, v.raw]));
+  const shared = lin.inValues[failed].find((v) => outKeys.has(v.key));
+  const prodEv = (shared ? quoteStep(g.steps[producer], 'output', outKeys.get(shared.key)) : null) ?? quoteStep(g.steps[producer], 'output');
+  w.symptoms.push({ pos: failed, causedBy: producer, reason: `rejected the input that "${g.steps[producer].name}" produced` });
+  const what = shared ? `the input ${q(shared.raw, 60)}` : 'the input';
+  return {
+    pos: producer,
+    rule: 'input-caused-error',
+    strength: w.settings.blame.strength.input_caused_error,
+    reason: `${stepLabel(w, producer)} produced ${what} that made ${stepLabel(w, failed)} fail with ${q(message, 80)} (${why}).`,
+    evidence: evidenceList(prodEv, errEv),
+    dependent: false,
+  };
+}
+

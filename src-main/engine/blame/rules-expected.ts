@@ -1,0 +1,113 @@
+/**
+ * Rules for an expected answer (`--expected TEXT` or the verdict's expected
+ * value): trace where the needed information was present and where it was
+ * lost. Coverage of a field is the share of the expected values (dates, ids,
+ * numbers, names) it holds, or of the expected content terms when the
+ * expected text has no values; "present" means coverage ≥
+ * blame.expected_present_at.
+ *  - expected-lost: a step received the information and its output lost it
+ *    (or it was present in an output that the next step on the way to the
+ *    answer never received);
+ *  - expected-never-present: no step's output ever held it: the first lookup
+ *    that should have brought it in is blamed.
+ */
+import { quoteRun, quoteStep } from '../scoring/evidence-quote';
+import { coverage, termSet } from '../scoring/text-terms';
+import { valuesOf } from './value-features';
+import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
+import { isAncestor } from './run-graph';
+
+export function expectedFindings(w: BlameWork): Finding[] {
+  const expected = w.expected?.trim();
+  if (!expected) return [];
+  const g = w.graph;
+  const lin = w.lineage;
+  const at = w.settings.blame.expected_present_at;
+  const eVals = valuesOf(expected);
+  const eKeys = new Set(eVals.map((v) => v.key));
+  const eTerms = termSet(expected, 500);
+  if (eKeys.size === 0 && eTerms.size === 0) return [];
+  const cov = (values: { key: string }[], text: string): number => {
+    if (eKeys.size > 0) {
+      const have = new Set(values.map((v) => v.key));
+      let hit = 0;
+      for (const k of eKeys) if (have.has(k)) hit++;
+      return hit / eKeys.size;
+    }
+    return coverage(eTerms, termSet(text, 20_000));
+  };
+  const f = lin.finalProducer;
+  const finalCov = f >= 0 ? cov(lin.outValues[f], lin.outText[f]) : cov(valuesOf(lin.runInputText), '');
+  if (f >= 0 && finalCov >= at) return [];
+
+  const n = g.steps.length;
+  const present: number[] = [];
+  for (let p = 0; p < n; p++) if (g.live[p] && p !== f && g.steps[p].status === 'ok' && cov(lin.outValues[p], lin.outText[p]) >= at) present.push(p);
+  const st = w.settings.blame.strength;
+  const expectedEv = quoteRun(w.detail.run, 'verdict', eVals[0]?.raw ?? expected.slice(0, 60));
+
+  if (present.length === 0) {
+    let source = -1;
+    for (let p = 0; p < n; p++) {
+      const t = g.steps[p].type;
+      if (!g.live[p] || (t !== 'retrieval' && t !== 'tool')) continue;
+      if (source === -1 || (w.slice.has(p) && !w.slice.has(source))) source = p;
+    }
+    const target = source >= 0 ? source : f;
+    if (target < 0) return [];
+    return [
+      {
+        pos: target,
+        rule: 'expected-never-present',
+        strength: source >= 0 ? st.expected_never_present : st.expected_never_present * 0.75,
+        reason:
+          source >= 0
+            ? `No step's output ever held the expected ${q(expected, 60)}; ${stepLabel(w, source)} is where it should have been brought in.`
+            : `No step's output ever held the expected ${q(expected, 60)}, and ${stepLabel(w, f)} answered without it.`,
+        evidence: evidenceList(quoteStep(g.steps[target], 'output') ?? quoteStep(g.steps[target], 'input'), expectedEv),
+        dependent: false,
+      },
+    ];
+  }
+
+  const quoteIn = (p: number): ReturnType<typeof quoteStep> => {
+    const hit = lin.outValues[p].find((v) => eKeys.has(v.key));
+    return quoteStep(g.steps[p], 'output', hit?.raw) ?? quoteStep(g.steps[p], 'output');
+  };
+  const presentSet = new Set(present);
+  for (const p of present) {
+    for (const c of lin.consumers[p]) {
+      if (presentSet.has(c) || isAncestor(g, c, p) || !g.live[c]) continue;
+      const t = g.steps[c].type;
+      if (t === 'tool' || t === 'retrieval') continue;
+      if (cov(lin.inValues[c], lin.inText[c]) < at) continue;
+      return [
+        {
+          pos: c,
+          rule: 'expected-lost',
+          strength: st.information_lost,
+          reason: `${stepLabel(w, c)} received the expected information from ${stepLabel(w, p)} (${q(quoteIn(p)?.quote ?? expected, 60)}) but its output lost it.`,
+          evidence: evidenceList(quoteIn(p), quoteStep(g.steps[c], 'output'), expectedEv),
+          dependent: false,
+        },
+      ];
+    }
+  }
+  const last = present[present.length - 1];
+  for (let c = last + 1; c < n; c++) {
+    const t = g.steps[c].type;
+    if (!g.live[c] || isAncestor(g, c, last) || !(t === 'prompt' || t === 'llm' || t === 'generic')) continue;
+    if (w.slice.size > 0 && !w.slice.has(c)) continue;
+    return [
+      {
+        pos: c,
+        rule: 'expected-lost',
+        strength: st.information_lost,
+        reason: `${stepLabel(w, last)} held the expected information (${q(quoteIn(last)?.quote ?? expected, 60)}) but ${stepLabel(w, c)}, the next step on the way to the answer, never received it.`,
+        evidence: evidenceList(quoteIn(last), quoteStep(g.steps[c], 'input'), expectedEv),
+        dependent: false,
+      },
+    ];
+  }
+  return [];
+}

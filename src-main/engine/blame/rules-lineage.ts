@@ -1,0 +1,242 @@
+/**
+ * Lineage rules: bad content is blamed where it originated, not where it was
+ * faithfully passed on.
+ *  - wrong-argument: a lookup (tool or retrieval) received a value that the
+ *    request does not contain, introduced by a model or code step (not by a
+ *    lookup result), while the request's value of the same kind (date, id,
+ *    number, name, ...) reached no lookup at all.
+ *  - information-lost: a value from the request reached a step whose output
+ *    dropped it and fed the lookups, and no lookup ever received it (a plan
+ *    that filtered away part of the request).
+ *  - dropped-context / lossy-filter: a step received passages relevant to the
+ *    question and its output keeps none of them (a prompt that drops the
+ *    context, a reranker that keeps the wrong ones).
+ *  - unused-context: a retrieval returned relevant passages that flowed
+ *    nowhere; the next prompt or LLM step that should have used them is blamed.
+ *  - fabrication: the final answer states a value (number, date, id, e-mail,
+ *    URL) that neither the request nor any earlier step supplied.
+ */
+import { quoteRun, quoteStep } from '../scoring/evidence-quote';
+import { passagesOf, isObj } from '../scoring/json-text';
+import { shinglesOf, type Value } from './value-features';
+import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
+import { RUN_INPUT } from './lineage';
+import { isAncestor } from './run-graph';
+
+const LOOKUP = new Set(['tool', 'retrieval']);
+const GENERATOR = new Set(['llm', 'generic', 'prompt', 'agent']);
+
+function outPositionsByKey(w: BlameWork): Map<string, number[]> {
+  const m = new Map<string, number[]>();
+  const lin = w.lineage;
+  for (let p = 0; p < w.graph.steps.length; p++) {
+    for (const v of lin.outValues[p] ?? []) {
+      const list = m.get(v.key);
+      if (list) {
+        if (list[list.length - 1] !== p) list.push(p);
+      } else m.set(v.key, [p]);
+    }
+  }
+  return m;
+}
+
+function lookupInputKeys(w: BlameWork): Set<string> {
+  const keys = new Set<string>();
+  const g = w.graph;
+  for (let p = 0; p < g.steps.length; p++) {
+    if (!g.live[p] || !LOOKUP.has(g.steps[p].type)) continue;
+    for (const v of w.lineage.inValues[p]) keys.add(v.key);
+  }
+  return keys;
+}
+
+export function wrongArgumentFindings(w: BlameWork): Finding[] {
+  const g = w.graph;
+  const lin = w.lineage;
+  const req = lin.runInputValues;
+  if (req.length === 0) return [];
+  const reqKeys = new Set(req.map((v) => v.key));
+  const used = lookupInputKeys(w);
+  const unusedByKind = new Map<string, Value>();
+  for (const v of req) if (!used.has(v.key) && !unusedByKind.has(v.kind)) unusedByKind.set(v.kind, v);
+  if (unusedByKind.size === 0) return [];
+  const outPos = outPositionsByKey(w);
+  const out: Finding[] = [];
+  const blamed = new Set<number>();
+  for (let t = 0; t < g.steps.length; t++) {
+    if (!g.live[t] || !LOOKUP.has(g.steps[t].type)) continue;
+    for (const v of lin.inValues[t]) {
+      if (reqKeys.has(v.key)) continue;
+      const u = unusedByKind.get(v.kind);
+      if (!u) continue;
+      const sources = (outPos.get(v.key) ?? []).filter((p) => p < t);
+      if (sources.length === 0) continue;
+      // Supplied by data (a lookup result) rather than introduced by a model.
+      if (sources.some((p) => LOOKUP.has(g.steps[p].type))) continue;
+      const intro = sources.find((p) => GENERATOR.has(g.steps[p].type) && !lin.inValues[p].some((x) => x.key === v.key));
+      if (intro === undefined || blamed.has(intro)) continue;
+      blamed.add(intro);
+      out.push({
+        pos: intro,
+        rule: 'wrong-argument',
+        strength: w.settings.blame.strength.wrong_argument,
+        reason: `${stepLabel(w, intro)} introduced ${q(v.raw, 60)} into the input of ${stepLabel(w, t)}, but the request asks about ${q(u.raw, 60)}, which no lookup ever received.`,
+        evidence: evidenceList(quoteStep(g.steps[intro], 'output', v.raw), quoteStep(g.steps[t], 'input', v.raw), quoteRun(w.detail.run, 'input', u.raw)),
+        dependent: false,
+      });
+      break;
+    }
+  }
+  return out;
+}
+
+export function informationLostFindings(w: BlameWork): Finding[] {
+  const g = w.graph;
+  const lin = w.lineage;
+  const req = lin.runInputValues;
+  if (req.length === 0) return [];
+  let anyLookup = false;
+  for (let p = 0; p < g.steps.length; p++) if (g.live[p] && LOOKUP.has(g.steps[p].type)) anyLookup = true;
+  if (!anyLookup) return [];
+  const used = lookupInputKeys(w);
+  const finalKeys = new Set((lin.finalProducer >= 0 ? lin.outValues[lin.finalProducer] : []).map((v) => v.key));
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  for (const u of req) {
+    if (used.has(u.key) || finalKeys.has(u.key) || seen.has(u.key)) continue;
+    seen.add(u.key);
+    for (let p = 0; p < g.steps.length; p++) {
+      if (!g.live[p] || !GENERATOR.has(g.steps[p].type) || p === lin.finalProducer || g.steps[p].status !== 'ok') continue;
+      if (!lin.inValues[p].some((v) => v.key === u.key) || lin.outValues[p].some((v) => v.key === u.key)) continue;
+      const feedsLookup = lin.consumers[p].some((c) => LOOKUP.has(g.steps[c].type) && !isAncestor(g, c, p));
+      if (!feedsLookup) continue;
+      out.push({
+        pos: p,
+        rule: 'information-lost',
+        strength: w.settings.blame.strength.information_lost,
+        reason: `${stepLabel(w, p)} received ${q(u.raw, 60)} from the request but its output, which drove the lookups, drops it, and no lookup ever received it.`,
+        evidence: evidenceList(quoteStep(g.steps[p], 'input', u.raw), quoteStep(g.steps[p], 'output')),
+        dependent: false,
+      });
+      break;
+    }
+  }
+  return out;
+}
+
+function questionOf(w: BlameWork, input: unknown): string {
+  if (isObj(input as never)) {
+    const o = input as Record<string, unknown>;
+    for (const k of ['question', 'query', 'q', 'user_question', 'task', 'request']) if (typeof o[k] === 'string') return o[k] as string;
+  }
+  return w.lineage.runInputText;
+}
+
+function contained(passage: string, outSet: Set<number>, outNorm: string, k: number): boolean {
+  const sh = shinglesOf(passage, k, 4000, Number.POSITIVE_INFINITY);
+  if (sh.length < 3) return outNorm.includes(passage.replace(/\s+/g, ' ').trim().toLowerCase());
+  let hit = 0;
+  for (const h of sh) if (outSet.has(h)) hit++;
+  return hit / sh.length >= 0.5;
+}
+
+export function droppedContextFindings(w: BlameWork): Finding[] {
+  const g = w.graph;
+  const rel = w.settings.scoring.retrieval.relevant_at;
+  const k = w.settings.lineage.shingle_tokens;
+  const out: Finding[] = [];
+  for (let p = 0; p < g.steps.length; p++) {
+    const s = g.steps[p];
+    if (!g.live[p] || s.status !== 'ok' || !(s.type === 'prompt' || s.type === 'generic' || s.type === 'retrieval')) continue;
+    const passages = passagesOf(s.input);
+    if (!passages || passages.length === 0) continue;
+    const question = questionOf(w, s.input);
+    const scores = w.relevance.score(question, passages);
+    const outText = w.lineage.outText[p];
+    const outSet = new Set(shinglesOf(outText, k, 1_000_000, Number.POSITIVE_INFINITY));
+    const outNorm = outText.replace(/\s+/g, ' ').toLowerCase();
+    let keptMax = 0;
+    const dropped: number[] = [];
+    passages.forEach((text, i) => {
+      const kept = contained(text, outSet, outNorm, k);
+      if (kept) keptMax = Math.max(keptMax, scores[i]);
+      else if (scores[i] >= rel) dropped.push(i);
+    });
+    if (dropped.length === 0 || keptMax >= rel) continue;
+    dropped.sort((a, b) => scores[b] - scores[a]);
+    const top = dropped[0];
+    const listOut = passagesOf(s.output) !== null;
+    const rule = listOut ? 'lossy-filter' : 'dropped-context';
+    out.push({
+      pos: p,
+      rule,
+      strength: w.settings.blame.strength.dropped_context,
+      reason: `${stepLabel(w, p)} received ${dropped.length} passage${dropped.length > 1 ? 's' : ''} relevant to the question (best ${q(passages[top], 70)}, relevance ${scores[top].toFixed(2)}) but its output keeps none of them${listOut ? ' and keeps less relevant ones instead' : ''}.`,
+      evidence: evidenceList(quoteStep(s, 'input', passages[top].trim().slice(0, 120)), quoteStep(s, 'output')),
+      dependent: false,
+    });
+  }
+  return out;
+}
+
+export function unusedContextFindings(w: BlameWork): Finding[] {
+  const g = w.graph;
+  const lin = w.lineage;
+  const out: Finding[] = [];
+  const rel = w.settings.scoring.retrieval.relevant_at;
+  for (let r = 0; r < g.steps.length; r++) {
+    const s = g.steps[r];
+    if (!g.live[r] || s.type !== 'retrieval' || s.status !== 'ok') continue;
+    const relCheck = w.assess[r].checks.find((c) => c.name === 'retrieval.relevance');
+    if (!relCheck || relCheck.value < rel) continue;
+    if (lin.consumers[r].length > 0) continue;
+    let target = -1;
+    for (let p = r + 1; p < g.steps.length; p++) {
+      const t = g.steps[p];
+      if (!g.live[p] || isAncestor(g, r, p) || !(t.type === 'prompt' || t.type === 'llm')) continue;
+      if (w.slice.size > 0 && !w.slice.has(p)) continue;
+      target = p;
+      break;
+    }
+    if (target < 0) continue;
+    out.push({
+      pos: target,
+      rule: 'unused-context',
+      strength: w.settings.blame.strength.unused_context,
+      reason: `${stepLabel(w, r)} found relevant passages (${relCheck.explanation}) but none of them reached ${stepLabel(w, target)}, the next step on the way to the answer.`,
+      evidence: evidenceList(relCheck.evidence, quoteStep(g.steps[target], 'input')),
+      dependent: false,
+    });
+  }
+  return out;
+}
+
+const FABRICABLE = new Set(['number', 'date', 'id', 'email', 'url']);
+
+export function fabricationFindings(w: BlameWork): Finding[] {
+  const g = w.graph;
+  const lin = w.lineage;
+  const f = lin.finalProducer;
+  if (f < 0 || g.steps[f].type !== 'llm' || g.steps[f].status !== 'ok') return [];
+  const inKeys = new Set(lin.inValues[f].map((v) => v.key));
+  const made: Value[] = [];
+  for (const v of lin.outValues[f]) {
+    if (!FABRICABLE.has(v.kind) || inKeys.has(v.key)) continue;
+    const first = lin.firstSeen.get(v.key);
+    if (first !== undefined && (first === RUN_INPUT || first < f)) continue;
+    if (!made.some((m) => m.key === v.key)) made.push(v);
+  }
+  if (made.length === 0) return [];
+  const list = made.slice(0, 3).map((v) => q(v.raw, 40)).join(', ');
+  return [
+    {
+      pos: f,
+      rule: 'fabrication',
+      strength: w.settings.blame.strength.fabrication,
+      reason: `${stepLabel(w, f)} stated ${list} in the final answer, ${made.length > 1 ? 'values' : 'a value'} that neither the request nor any earlier step supplied.`,
+      evidence: evidenceList(...made.slice(0, 3).map((v) => quoteStep(g.steps[f], 'output', v.raw))),
+      dependent: true,
+    },
+  ];
+}
+

@@ -1,0 +1,84 @@
+/**
+ * Across runs: spectrum-based fault localisation. Each step gets a signature
+ * (name, tool, argument shape, outcome class); over the runs of the same
+ * pipeline that have verdicts, the Ochiai coefficient
+ *   ef / sqrt(nf × (ef + ep))
+ * (Abreu et al. 2007; ef/ep = failing/passing runs holding the signature,
+ * nf = all failing runs) says how strongly a signature goes with failure.
+ * It needs `spectrum.min_failing_runs` failing and `min_passing_runs`
+ * passing runs, counting the current one.
+ */
+import type { RunDetail, Step } from '../../../src-shared/model';
+import type { Json } from '../../../src-shared/trace-format';
+import { classifyError } from '../scoring/error-class';
+import { quoteStep } from '../scoring/evidence-quote';
+import { isEmptyPayload, isObj } from '../scoring/json-text';
+import { duplicateOf } from '../scoring/score-run';
+import { errorShapeOf, toolNameOf } from '../scoring/score-tool';
+import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
+
+function shapeOf(v: Json | null): string {
+  if (isObj(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${k}:${Array.isArray(v[k]) ? 'array' : v[k] === null ? 'null' : typeof v[k]}`)
+      .join(',')}}`;
+  }
+  return Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v;
+}
+
+export function outcomeClass(s: Step): string {
+  if (s.status === 'error') return `error:${classifyError(s.error).origin}`;
+  if (s.status === 'running') return 'unfinished';
+  if (errorShapeOf(s.output)) return 'error-payload';
+  if (isEmptyPayload(s.output)) return 'empty';
+  return 'ok';
+}
+
+export function stepSignature(s: Step): string {
+  const tool = s.type === 'tool' ? toolNameOf(s) : '';
+  const args = s.type === 'tool' || s.type === 'retrieval' ? shapeOf(s.input) : '';
+  return `${s.type}|${s.name}|${tool}|${args}|${outcomeClass(s)}`;
+}
+
+function signaturesOf(d: RunDetail): Set<string> {
+  const out = new Set<string>();
+  for (const s of d.steps) if (duplicateOf(s) === null) out.add(stepSignature(s));
+  return out;
+}
+
+export function spectrumFindings(w: BlameWork): Finding[] {
+  const cfg = w.settings.blame.spectrum;
+  const others = w.history.filter((h) => h.run.run_id !== w.detail.run.run_id && h.run.verdict && h.run.pipeline === w.detail.run.pipeline);
+  if (others.length === 0) return [];
+  const failing = others.filter((h) => !h.run.verdict!.pass);
+  const passing = others.filter((h) => h.run.verdict!.pass);
+  const nf = failing.length + 1;
+  if (nf < cfg.min_failing_runs || passing.length < cfg.min_passing_runs) return [];
+  const ef = new Map<string, number>();
+  const ep = new Map<string, number>();
+  for (const h of failing) for (const sig of signaturesOf(h)) ef.set(sig, (ef.get(sig) ?? 0) + 1);
+  for (const h of passing) for (const sig of signaturesOf(h)) ep.set(sig, (ep.get(sig) ?? 0) + 1);
+  const g = w.graph;
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  for (let p = 0; p < g.steps.length; p++) {
+    if (!g.live[p]) continue;
+    const sig = stepSignature(g.steps[p]);
+    if (seen.has(sig)) continue;
+    seen.add(sig);
+    const f = (ef.get(sig) ?? 0) + 1;
+    const pz = ep.get(sig) ?? 0;
+    const ochiai = f / Math.sqrt(nf * (f + pz));
+    if (ochiai < cfg.min_ochiai) continue;
+    out.push({
+      pos: p,
+      rule: 'spectrum',
+      strength: w.settings.blame.strength.spectrum * ochiai,
+      reason: `${stepLabel(w, p)} with this argument shape and outcome appears in ${f} of ${nf} failing runs and ${pz} of ${passing.length} passing runs of "${w.detail.run.pipeline}" (Ochiai ${ochiai.toFixed(2)}).`,
+      evidence: evidenceList(quoteStep(g.steps[p], 'input') ?? quoteStep(g.steps[p], 'output')),
+      dependent: false,
+    });
+  }
+  return out;
+}

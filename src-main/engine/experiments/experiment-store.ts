@@ -1,0 +1,224 @@
+/**
+ * Experiments and trials in the store (migration 0003). The trials table is
+ * the source of truth: an experiment's summary is always recomputed from its
+ * trials, so nothing a crash leaves half-written can contradict it.
+ */
+import type { Db } from '../store/open-database';
+import type { ForkEdit } from '../../../src-shared/replay-plan';
+import type {
+  Arm,
+  ExperimentDetail,
+  ExperimentEstimate,
+  ExperimentStatus,
+  ExperimentSummary,
+  OracleSpec,
+  TrialOutcome,
+  TrialSummary,
+} from '../../../src-shared/experiments';
+import { EngineError } from '../../../src-shared/result';
+import { summarizeExperiment } from './summarize-experiment';
+
+export interface ExperimentOptions {
+  max_trials?: number;
+  token_ceiling?: number;
+  clopper_pearson?: boolean;
+}
+
+export interface ExperimentRecord {
+  experiment_id: string;
+  source_run_id: string;
+  pipeline: string;
+  fork_step_key: string;
+  fork_step_name: string;
+  edit: ForkEdit;
+  oracle: OracleSpec;
+  n_per_arm: number;
+  parallel: number;
+  timeout_ms: number;
+  options: ExperimentOptions;
+  label: string | null;
+  group_id: string | null;
+  status: ExperimentStatus;
+  stop_reason: string | null;
+  estimate: ExperimentEstimate | null;
+  runner_pid: number | null;
+  created_at: number;
+  ended_at: number | null;
+}
+
+interface ExperimentRow extends Omit<ExperimentRecord, 'edit' | 'oracle' | 'options' | 'estimate'> {
+  edit: string;
+  oracle: string;
+  options: string | null;
+  estimate: string | null;
+}
+
+export interface TrialRecord {
+  experiment_id: string;
+  arm: Arm;
+  trial: number;
+  run_id: string;
+  outcome: TrialOutcome;
+  detail: string | null;
+  started_at: number | null;
+  ended_at: number | null;
+  duration_ms: number | null;
+  tokens: number;
+  cost_usd: number;
+  calls: number;
+  replayed_steps: number;
+  saved_calls: number;
+  saved_tokens: number;
+  exit_code: number | null;
+}
+
+function fromRow(r: ExperimentRow): ExperimentRecord {
+  return {
+    ...r,
+    edit: JSON.parse(r.edit) as ForkEdit,
+    oracle: JSON.parse(r.oracle) as OracleSpec,
+    options: r.options ? (JSON.parse(r.options) as ExperimentOptions) : {},
+    estimate: r.estimate ? (JSON.parse(r.estimate) as ExperimentEstimate) : null,
+  };
+}
+
+/** Writes the experiment and all its trials as pending, in one transaction. */
+export function insertExperiment(db: Db, e: ExperimentRecord, trials: TrialRecord[]): void {
+  const insertE = db.prepare(
+    `INSERT INTO experiments (experiment_id, source_run_id, pipeline, fork_step_key, fork_step_name, edit, oracle, n_per_arm, parallel,
+       timeout_ms, options, label, group_id, status, stop_reason, estimate, runner_pid, created_at, ended_at)
+     VALUES (@experiment_id, @source_run_id, @pipeline, @fork_step_key, @fork_step_name, @edit, @oracle, @n_per_arm, @parallel,
+       @timeout_ms, @options, @label, @group_id, @status, @stop_reason, @estimate, @runner_pid, @created_at, @ended_at)`,
+  );
+  const insertT = db.prepare(
+    `INSERT INTO trials (experiment_id, arm, trial, run_id, outcome, detail, started_at, ended_at, duration_ms, tokens, cost_usd, calls,
+       replayed_steps, saved_calls, saved_tokens, exit_code)
+     VALUES (@experiment_id, @arm, @trial, @run_id, @outcome, @detail, @started_at, @ended_at, @duration_ms, @tokens, @cost_usd, @calls,
+       @replayed_steps, @saved_calls, @saved_tokens, @exit_code)`,
+  );
+  db.transaction(() => {
+    insertE.run({
+      ...e,
+      edit: JSON.stringify(e.edit),
+      oracle: JSON.stringify(e.oracle),
+      options: JSON.stringify(e.options),
+      estimate: e.estimate ? JSON.stringify(e.estimate) : null,
+    });
+    for (const t of trials) insertT.run(t);
+  })();
+}
+
+export function updateTrial(db: Db, t: TrialRecord): void {
+  db.prepare(
+    `UPDATE trials SET outcome = @outcome, detail = @detail, started_at = @started_at, ended_at = @ended_at, duration_ms = @duration_ms,
+       tokens = @tokens, cost_usd = @cost_usd, calls = @calls, replayed_steps = @replayed_steps, saved_calls = @saved_calls,
+       saved_tokens = @saved_tokens, exit_code = @exit_code
+     WHERE experiment_id = @experiment_id AND arm = @arm AND trial = @trial`,
+  ).run(t);
+}
+
+/** Marks every trial still pending or running with `outcome`. */
+export function closeOpenTrials(db: Db, experimentId: string, outcome: 'skipped' | 'cancelled' | 'interrupted', detail: string): void {
+  db.prepare(`UPDATE trials SET outcome = ?, detail = ? WHERE experiment_id = ? AND outcome IN ('pending','running')`).run(outcome, detail, experimentId);
+}
+
+export function finishExperiment(db: Db, experimentId: string, status: ExperimentStatus, stopReason: string | null, endedAt = Date.now()): void {
+  db.prepare('UPDATE experiments SET status = ?, stop_reason = ?, ended_at = ? WHERE experiment_id = ?').run(status, stopReason, endedAt, experimentId);
+}
+
+export function readExperiment(db: Db, experimentId: string): ExperimentRecord {
+  const row = db.prepare('SELECT * FROM experiments WHERE experiment_id = ?').get(experimentId) as ExperimentRow | undefined;
+  if (row) return fromRow(row);
+  const prefixed = db
+    .prepare(`SELECT * FROM experiments WHERE experiment_id LIKE ? ESCAPE '\\' ORDER BY experiment_id LIMIT 2`)
+    .all(`${experimentId.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as ExperimentRow[];
+  if (prefixed.length === 1) return fromRow(prefixed[0]);
+  if (prefixed.length === 0) throw new EngineError('not_found', `no experiment matches "${experimentId}"`);
+  throw new EngineError('ambiguous', `"${experimentId}" matches several experiments`);
+}
+
+export function readTrials(db: Db, experimentId: string): TrialRecord[] {
+  return db.prepare(`SELECT * FROM trials WHERE experiment_id = ? ORDER BY trial, arm = 'treatment'`).all(experimentId) as TrialRecord[];
+}
+
+export function toTrialSummary(t: TrialRecord): TrialSummary {
+  return {
+    arm: t.arm,
+    trial: t.trial,
+    run_id: t.run_id,
+    outcome: t.outcome,
+    detail: t.detail,
+    started_at: t.started_at,
+    ended_at: t.ended_at,
+    duration_ms: t.duration_ms,
+    tokens: t.tokens,
+    cost_usd: t.cost_usd,
+    calls: t.calls,
+    replayed_steps: t.replayed_steps,
+    exit_code: t.exit_code,
+  };
+}
+
+export function getExperimentSummary(db: Db, experimentId: string): ExperimentSummary {
+  const e = readExperiment(db, experimentId);
+  return summarizeExperiment(e, readTrials(db, e.experiment_id));
+}
+
+export function getExperimentDetail(db: Db, experimentId: string): ExperimentDetail {
+  const e = readExperiment(db, experimentId);
+  const trials = readTrials(db, e.experiment_id);
+  return { ...summarizeExperiment(e, trials), trials: trials.map(toTrialSummary) };
+}
+
+export interface ListExperimentsQuery {
+  runId?: string;
+  groupId?: string;
+  limit?: number;
+}
+
+/** Newest first. */
+export function listExperiments(db: Db, q: ListExperimentsQuery = {}): ExperimentSummary[] {
+  const rows = db
+    .prepare(
+      `SELECT * FROM experiments WHERE (@run IS NULL OR source_run_id = @run) AND (@grp IS NULL OR group_id = @grp)
+       ORDER BY created_at DESC LIMIT @limit`,
+    )
+    .all({ run: q.runId ?? null, grp: q.groupId ?? null, limit: q.limit ?? 1000 }) as ExperimentRow[];
+  const trialsOf = db.prepare(`SELECT * FROM trials WHERE experiment_id = ?`);
+  return rows.map((r) => summarizeExperiment(fromRow(r), trialsOf.all(r.experiment_id) as TrialRecord[]));
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Called at engine start: an experiment still marked running whose runner
+ * process is gone was cut short (crash, kill, power loss). It is marked
+ * interrupted, with the trials that finished kept and counted, so it is never
+ * silently lost. Experiments run by another live process (a `tb fork` in a
+ * terminal while the app starts) are left alone. Returns the ids marked.
+ */
+export function recoverExperiments(db: Db, isAlive: (pid: number) => boolean = pidAlive): string[] {
+  const rows = db.prepare(`SELECT experiment_id, runner_pid FROM experiments WHERE status = 'running'`).all() as {
+    experiment_id: string;
+    runner_pid: number | null;
+  }[];
+  const marked: string[] = [];
+  db.transaction(() => {
+    for (const r of rows) {
+      if (r.runner_pid !== null && r.runner_pid !== process.pid && isAlive(r.runner_pid)) continue;
+      if (r.runner_pid === process.pid) continue;
+      closeOpenTrials(db, r.experiment_id, 'interrupted', 'the process running the experiment stopped before this trial finished');
+      finishExperiment(db, r.experiment_id, 'interrupted', 'the process running the experiment stopped (crash, kill or shutdown); finished trials are kept');
+      marked.push(r.experiment_id);
+    }
+  })();
+  return marked;
+}

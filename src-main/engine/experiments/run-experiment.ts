@@ -1,0 +1,354 @@
+/**
+ * The fork-experiment runner (DESIGN.md §4, docs/experiments.md). For each of
+ * N control and N treatment trials it writes a replay plan, starts the
+ * pipeline's recorded entry command with TRACEBACK_REPLAY_PLAN pointing at it,
+ * imports the forked run the SDK wrote to the inbox, and judges it. Trials
+ * run in a pool, arms interleaved (control 1, treatment 1, control 2, …) so
+ * that a budget stop or a cancel leaves the arms balanced and drift over time
+ * hits both alike. The source run is only read, never written.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { RunDetail, Step } from '../../../src-shared/model';
+import type { EntryCommand } from '../../../src-shared/trace-format';
+import { buildReplayPlan, REPLAY_PLAN_ENV, type ForkEdit } from '../../../src-shared/replay-plan';
+import type { Arm, ExperimentEstimate, ExperimentProgress, ExperimentStatus, ExperimentSummary, OracleSpec } from '../../../src-shared/experiments';
+import { EngineError } from '../../../src-shared/result';
+import type { HomePaths } from '../home';
+import type { Db } from '../store/open-database';
+import { getRunDetail } from '../store/read-runs';
+import { importFile } from '../importer/import-file';
+import { approveCommand, displayCommand, isCommandApproved } from './command-approvals';
+import { estimateExperiment } from './estimate-experiment';
+import {
+  closeOpenTrials,
+  finishExperiment,
+  getExperimentSummary,
+  insertExperiment,
+  toTrialSummary,
+  updateTrial,
+  type ExperimentRecord,
+  type TrialRecord,
+} from './experiment-store';
+import { forkedProvenance } from './forked-provenance';
+import { judgeRun, validateOracle } from './judge-trial';
+import { resolveForkStep } from './resolve-fork-step';
+import { runProcess } from './run-process';
+import { trialUsage } from './trial-usage';
+import { validateEdit } from './validate-edit';
+
+export const DEFAULT_TIMEOUT_MS = 300_000;
+export const MAX_TRIALS_PER_ARM = 500;
+
+export interface ExperimentHost {
+  db: Db;
+  paths: HomePaths;
+  /** Forwarded by the engine as the 'experiment-progress' API event. */
+  onProgress?: (p: ExperimentProgress) => void;
+  /** Forked runs were imported (the engine refreshes analysis and pushes 'data-changed'). */
+  onRunsChanged?: (runIds: string[]) => void;
+}
+
+export interface ExperimentRequest {
+  source: RunDetail;
+  /** Replay key, step id, or unique step name. */
+  at: string;
+  edit: ForkEdit;
+  /** Trials per arm. */
+  n: number;
+  /** Trials at once (default: the machine's available parallelism). */
+  parallel?: number;
+  timeoutMs?: number;
+  oracle?: OracleSpec;
+  /** Refuse when 2N exceeds this. */
+  maxTrials?: number;
+  /** Start no new trial once the live tokens of finished trials reach this. */
+  tokenCeiling?: number;
+  label?: string | null;
+  /** The user saw the command and approves it (remembered for this pipeline and command). */
+  approve?: boolean;
+  clopperPearson?: boolean;
+  /** Blame confirmation: the experiments of one confirmation share it. */
+  groupId?: string | null;
+  sideEffects?: 'require-mock' | 'allow-live';
+  allowModelChange?: boolean;
+}
+
+export interface PreparedExperiment {
+  fork: Step;
+  edit: ForkEdit;
+  entry: EntryCommand;
+  estimate: ExperimentEstimate;
+}
+
+export interface RunningExperiment {
+  experimentId: string;
+  done: Promise<ExperimentSummary>;
+  cancel(): void;
+}
+
+/** Every check that needs no process: the fork step, the edit, the command, the numbers. Also the estimate. */
+export function prepareExperiment(db: Db, req: Pick<ExperimentRequest, 'source' | 'at' | 'edit' | 'n'>): PreparedExperiment {
+  const run = req.source.run;
+  if (!Number.isInteger(req.n) || req.n < 1 || req.n > MAX_TRIALS_PER_ARM) {
+    throw new EngineError('bad_request', `N (trials per arm) must be a whole number from 1 to ${MAX_TRIALS_PER_ARM} (got ${req.n})`);
+  }
+  const entry = run.entry;
+  if (!entry || !Array.isArray(entry.command) || entry.command.length === 0 || typeof entry.command[0] !== 'string' || entry.command[0] === '') {
+    const origin = run.source_format === 'native' ? 'its trace records no entry command' : `it was imported from a ${run.source_format} file`;
+    throw new EngineError('unsupported', `run ${run.run_id} cannot be forked: ${origin}, so Traceback does not know how to re-run it (view only). Record it with the Traceback SDK to fork it.`);
+  }
+  if (entry.cwd && !fs.existsSync(entry.cwd)) {
+    throw new EngineError('bad_request', `run ${run.run_id} was recorded in ${entry.cwd}, which does not exist on this machine; its entry command cannot be re-run here`);
+  }
+  const fork = resolveForkStep(req.source, req.at);
+  const edit = validateEdit(req.edit);
+  const estimate = estimateExperiment(req.source, fork, edit, req.n, entry, !isCommandApproved(db, run.pipeline, entry));
+  return { fork, edit, entry, estimate };
+}
+
+function newExperimentId(): string {
+  return `exp-${randomBytes(6).toString('hex')}`;
+}
+
+/** Values from the trace's entry env that the SDK redacted cannot be passed on. */
+function childEnv(entry: EntryCommand, planFile: string, home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [k, v] of Object.entries(entry.env ?? {})) if (v !== '[REDACTED]') env[k] = v;
+  env[REPLAY_PLAN_ENV] = planFile;
+  env.TRACEBACK_HOME = home;
+  return env;
+}
+
+/**
+ * Validates, persists and starts an experiment; returns at once. Throws an
+ * EngineError (nothing persisted, nothing run) when the request is bad or
+ * the command still needs the user's approval.
+ */
+export function startExperiment(host: ExperimentHost, req: ExperimentRequest): RunningExperiment {
+  const { db, paths } = host;
+  const prepared = prepareExperiment(db, req);
+  const { fork, edit, entry, estimate } = prepared;
+  const source = req.source.run;
+  const parallel = req.parallel ?? os.availableParallelism();
+  if (!Number.isInteger(parallel) || parallel < 1 || parallel > 64) throw new EngineError('bad_request', `parallelism must be a whole number from 1 to 64 (got ${parallel})`);
+  const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs >= 100 && timeoutMs <= 24 * 3600_000)) throw new EngineError('bad_request', `the per-trial timeout must be from 0.1 s to 24 h (got ${timeoutMs / 1000} s)`);
+  if (req.maxTrials !== undefined && 2 * req.n > req.maxTrials) {
+    throw new EngineError('bad_request', `2 × N = ${2 * req.n} trials exceeds the budget of ${req.maxTrials} trials`);
+  }
+  const oracle: OracleSpec = validateOracle(req.oracle ?? { kind: 'verdict' });
+  if (req.tokenCeiling !== undefined && !(req.tokenCeiling > 0)) throw new EngineError('bad_request', 'the token ceiling must be a positive number');
+  if (estimate.approval_needed) {
+    if (!req.approve) {
+      throw new EngineError(
+        'bad_request',
+        `this experiment would run the command recorded in run ${source.run_id}'s trace: ${displayCommand(entry)} — nothing from a trace runs without your approval; review it and approve (tb fork … --approve, or Start in the app)`,
+      );
+    }
+    approveCommand(db, source.pipeline, entry);
+  }
+
+  const experimentId = newExperimentId();
+  const dir = path.join(paths.experiments, experimentId);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(paths.inbox, { recursive: true });
+  const record: ExperimentRecord = {
+    experiment_id: experimentId,
+    source_run_id: source.run_id,
+    pipeline: source.pipeline,
+    fork_step_key: fork.replay_key,
+    fork_step_name: fork.name,
+    edit,
+    oracle,
+    n_per_arm: req.n,
+    parallel,
+    timeout_ms: timeoutMs,
+    options: { max_trials: req.maxTrials, token_ceiling: req.tokenCeiling, clopper_pearson: req.clopperPearson || undefined },
+    label: req.label ?? null,
+    group_id: req.groupId ?? null,
+    status: 'running',
+    stop_reason: null,
+    estimate: { ...estimate, approval_needed: false },
+    runner_pid: process.pid,
+    created_at: Date.now(),
+    ended_at: null,
+  };
+  const trials: TrialRecord[] = [];
+  for (let i = 1; i <= req.n; i++) {
+    for (const arm of ['control', 'treatment'] as Arm[]) {
+      trials.push({
+        experiment_id: experimentId,
+        arm,
+        trial: i,
+        // Trial numbers start at 1: a pipeline that seeds its noise by trial (the demo does) then never repeats the recording's own draw.
+        run_id: `${experimentId}-${arm === 'control' ? 'c' : 't'}${i}`,
+        outcome: 'pending',
+        detail: null,
+        started_at: null,
+        ended_at: null,
+        duration_ms: null,
+        tokens: 0,
+        cost_usd: 0,
+        calls: 0,
+        replayed_steps: 0,
+        saved_calls: 0,
+        saved_tokens: 0,
+        exit_code: null,
+      });
+    }
+  }
+  insertExperiment(db, record, trials);
+
+  const abort = new AbortController();
+  let budgetStop: string | null = null;
+  let tokensUsed = 0;
+
+  const progress = (trial?: TrialRecord, status: ExperimentStatus = 'running') => {
+    if (!host.onProgress) return;
+    const judged = (arm: Arm) => trials.filter((t) => t.arm === arm && ['pass', 'fail', 'crashed', 'timeout'].includes(t.outcome));
+    const p: ExperimentProgress = {
+      experiment_id: experimentId,
+      status,
+      done: trials.filter((t) => t.outcome !== 'pending' && t.outcome !== 'running').length,
+      total: trials.length,
+      running: trials.filter((t) => t.outcome === 'running').length,
+      control: { passed: judged('control').filter((t) => t.outcome === 'pass').length, trials: judged('control').length },
+      treatment: { passed: judged('treatment').filter((t) => t.outcome === 'pass').length, trials: judged('treatment').length },
+    };
+    if (trial) p.trial = toTrialSummary(trial);
+    try {
+      host.onProgress(p);
+    } catch {
+      // A listener's failure must not stop the experiment.
+    }
+  };
+
+  const runTrial = async (t: TrialRecord): Promise<void> => {
+    const planFile = path.join(dir, `${t.arm}-${t.trial}.plan.json`);
+    const plan = buildReplayPlan(req.source, {
+      experimentId,
+      arm: t.arm,
+      trial: t.trial,
+      forkStepKey: fork.replay_key,
+      edit,
+      inbox: paths.inbox,
+      runId: t.run_id,
+      sideEffects: req.sideEffects,
+      allowModelChange: req.allowModelChange,
+      tags: req.label ? { experiment_label: req.label } : undefined,
+    });
+    fs.writeFileSync(planFile, JSON.stringify(plan));
+    t.outcome = 'running';
+    t.started_at = Date.now();
+    updateTrial(db, t);
+    progress(t);
+
+    const proc = await runProcess({
+      argv: entry.command,
+      cwd: entry.cwd ?? process.cwd(),
+      env: childEnv(entry, planFile, paths.home),
+      timeoutMs,
+      logFile: path.join(dir, `${t.arm}-${t.trial}.log`),
+      signal: abort.signal,
+    });
+    t.ended_at = Date.now();
+    t.duration_ms = Math.round(proc.durationMs);
+    t.exit_code = proc.exitCode;
+
+    const runFile = path.join(paths.inbox, `${t.run_id}.jsonl`);
+    let forked: RunDetail | null = null;
+    if (fs.existsSync(runFile)) {
+      importFile(db, runFile, { final: true });
+      try {
+        forked = getRunDetail(db, t.run_id);
+      } catch {
+        forked = null;
+      }
+      if (forked) host.onRunsChanged?.([t.run_id]);
+    }
+    if (forked) {
+      const usage = trialUsage(forked, fork.replay_key);
+      Object.assign(t, usage);
+      tokensUsed += usage.tokens;
+    }
+
+    const ended = forked && (forked.run.status === 'ok' || forked.run.status === 'error');
+    const tail = proc.stderrTail ? `; stderr: ${proc.stderrTail.split('\n').slice(-3).join(' | ').slice(0, 400)}` : '';
+    if (proc.cancelled) {
+      t.outcome = 'cancelled';
+      t.detail = 'cancelled while running';
+    } else if (proc.timedOut) {
+      t.outcome = 'timeout';
+      t.detail = `killed after the per-trial timeout of ${timeoutMs / 1000} s`;
+    } else if (proc.startError) {
+      t.outcome = 'crashed';
+      t.detail = `the command could not start: ${proc.startError}`;
+    } else if (!forked) {
+      t.outcome = 'crashed';
+      t.detail = `the command exited ${proc.exitCode ?? proc.signal} without writing the forked run ${t.run_id} (does it record pipeline "${source.pipeline}" with the Traceback SDK?)${tail}`;
+    } else if (forkedProvenance(forked.run)?.diverged) {
+      t.outcome = 'diverged';
+      t.detail = forkedProvenance(forked.run)?.divergence ?? 'the live run departed from the recording before the fork';
+    } else if (!ended) {
+      t.outcome = 'crashed';
+      t.detail = `the process exited ${proc.exitCode ?? proc.signal} before the run ended${tail}`;
+    } else if (forked.run.status === 'error') {
+      t.outcome = 'crashed';
+      const e = forked.run.error;
+      t.detail = `the pipeline threw${e ? ` ${e.type}: ${e.message.slice(0, 300)}` : ''}`;
+    } else {
+      const j = await judgeRun(forked.run, oracle);
+      t.outcome = j.pass ? 'pass' : 'fail';
+      t.detail = j.detail;
+    }
+    updateTrial(db, t);
+    progress(t);
+  };
+
+  // Resolves with the final summary whatever the outcome (status 'error' when the runner itself failed).
+  const done = (async (): Promise<ExperimentSummary> => {
+    try {
+      let next = 0;
+      const worker = async () => {
+        while (!abort.signal.aborted && budgetStop === null) {
+          const t = trials[next++];
+          if (!t) return;
+          if (req.tokenCeiling !== undefined && tokensUsed >= req.tokenCeiling) {
+            budgetStop = `stopped at the token ceiling of ${req.tokenCeiling} (${tokensUsed} live tokens used)`;
+            next -= 1;
+            return;
+          }
+          await runTrial(t);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(parallel, trials.length) }, worker));
+      let status: ExperimentStatus = 'done';
+      let reason: string | null = null;
+      if (abort.signal.aborted) {
+        status = 'cancelled';
+        reason = 'cancelled by the user';
+        closeOpenTrials(db, experimentId, 'cancelled', 'the experiment was cancelled before this trial ran');
+      } else if (budgetStop) {
+        reason = budgetStop;
+        closeOpenTrials(db, experimentId, 'skipped', budgetStop);
+      }
+      finishExperiment(db, experimentId, status, reason);
+      for (const t of trials) if (t.outcome === 'pending') t.outcome = status === 'cancelled' ? 'cancelled' : 'skipped';
+      progress(undefined, status);
+      return getExperimentSummary(db, experimentId);
+    } catch (err) {
+      abort.abort();
+      const message = `the runner failed: ${(err as Error).message}`;
+      progress(undefined, 'error');
+      // If the database itself failed this throws too; recoverExperiments marks the experiment interrupted at the next start.
+      closeOpenTrials(db, experimentId, 'cancelled', message);
+      finishExperiment(db, experimentId, 'error', message);
+      return getExperimentSummary(db, experimentId);
+    }
+  })();
+
+  return { experimentId, done, cancel: () => abort.abort() };
+}

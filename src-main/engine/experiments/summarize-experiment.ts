@@ -1,0 +1,80 @@
+/**
+ * From trials to the numbers a user reads: per arm, passes over judged trials
+ * with a 95% interval; between arms, Fisher's exact p. Crashes and timeouts
+ * are judged failures; diverged trials are in neither denominator (they did
+ * not test the edit) and are reported beside the arms.
+ */
+import type { Arm, ArmSummary, ExperimentSummary } from '../../../src-shared/experiments';
+import type { ExperimentRecord, TrialRecord } from './experiment-store';
+import { clopperPearsonInterval, fisherExactTwoSided, wilsonInterval } from './statistics';
+
+/** Below this many judged trials per arm a result is directional only (said in the UI and reports). */
+export const SMALL_N = 10;
+
+const JUDGED = new Set(['pass', 'fail', 'crashed', 'timeout']);
+
+export function summarizeArm(trials: TrialRecord[], arm: Arm, withClopperPearson = false): ArmSummary {
+  const mine = trials.filter((t) => t.arm === arm);
+  const judged = mine.filter((t) => JUDGED.has(t.outcome));
+  const passed = judged.filter((t) => t.outcome === 'pass').length;
+  const count = (o: string) => mine.filter((t) => t.outcome === o).length;
+  const ran = mine.filter((t) => t.started_at !== null);
+  const summary: ArmSummary = {
+    passed,
+    trials: judged.length,
+    rate: judged.length ? passed / judged.length : null,
+    wilson: wilsonInterval(passed, judged.length),
+    failed: count('fail'),
+    crashed: count('crashed'),
+    timeouts: count('timeout'),
+    diverged: count('diverged'),
+    unfinished: mine.length - judged.length - count('diverged'),
+    tokens: sum(ran, (t) => t.tokens),
+    cost_usd: sum(ran, (t) => t.cost_usd),
+    duration_ms: sum(ran, (t) => t.duration_ms ?? 0),
+    calls: sum(ran, (t) => t.calls),
+  };
+  if (withClopperPearson) summary.clopper_pearson = clopperPearsonInterval(passed, judged.length);
+  return summary;
+}
+
+export function summarizeExperiment(e: ExperimentRecord, trials: TrialRecord[]): ExperimentSummary {
+  const cp = e.options.clopper_pearson === true;
+  const treatment = summarizeArm(trials, 'treatment', cp);
+  const control = summarizeArm(trials, 'control', cp);
+  const p = fisherExactTwoSided(treatment.passed, treatment.trials - treatment.passed, control.passed, control.trials - control.passed);
+  return {
+    experiment_id: e.experiment_id,
+    run_id: e.source_run_id,
+    pipeline: e.pipeline,
+    at: e.fork_step_name,
+    fork_step_key: e.fork_step_key,
+    label: e.label,
+    status: e.status,
+    stop_reason: e.stop_reason,
+    edit: e.edit,
+    oracle: e.oracle,
+    n: e.n_per_arm,
+    parallel: e.parallel,
+    timeout_s: e.timeout_ms / 1000,
+    control,
+    treatment,
+    p_value: p,
+    effect: treatment.rate !== null && control.rate !== null ? treatment.rate - control.rate : null,
+    diverged: treatment.diverged + control.diverged,
+    crashed: treatment.crashed + control.crashed,
+    timeouts: treatment.timeouts + control.timeouts,
+    saved: { calls: sum(trials, (t) => t.saved_calls), tokens: sum(trials, (t) => t.saved_tokens) },
+    small_n: Math.min(treatment.trials, control.trials) < SMALL_N,
+    estimate: e.estimate,
+    created_at: e.created_at,
+    ended_at: e.ended_at,
+    group_id: e.group_id,
+  };
+}
+
+function sum<T>(items: T[], f: (t: T) => number): number {
+  let s = 0;
+  for (const i of items) s += f(i);
+  return s;
+}

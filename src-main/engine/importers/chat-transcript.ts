@@ -1,0 +1,127 @@
+/**
+ * Chat transcripts of multi-agent frameworks → one run whose steps are the
+ * messages: an array of {role | name | source, content} objects (OpenAI
+ * style, AutoGen's `source`), the same wrapped as {messages: [...]}, or one
+ * message per line. Each message is a step named for its speaker: agents'
+ * messages are `agent` steps, tool results `tool`, system prompts `prompt`,
+ * user turns `generic`.
+ */
+import { createHash } from 'node:crypto';
+import type { Json, StepType } from '../../../src-shared/trace-format';
+import { isObject } from './chat-messages';
+import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
+
+type Message = Record<string, Json>;
+
+export function looksLikeChatMessage(value: unknown): boolean {
+  return (
+    isObject(value) &&
+    'content' in value &&
+    (typeof value.role === 'string' || typeof value.name === 'string' || typeof value.source === 'string') &&
+    !('run_type' in value) &&
+    !('type' in value && typeof value.type === 'string' && /^(run|step)-/.test(value.type))
+  );
+}
+
+function messagesOf(text: string, issues: ForeignIssue[]): { message: Message; line: number; path: string }[] {
+  try {
+    const doc = JSON.parse(text) as unknown;
+    const list = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.messages) ? doc.messages : null;
+    if (!list) {
+      issues.push({ line: 1, level: 'error', message: 'expected an array of chat messages or {"messages": [...]}' });
+      return [];
+    }
+    const prefix = Array.isArray(doc) ? '' : 'messages';
+    const out: { message: Message; line: number; path: string }[] = [];
+    list.forEach((m, i) => {
+      if (looksLikeChatMessage(m)) out.push({ message: m as Message, line: 1, path: `${prefix}[${i}]` });
+      else issues.push({ line: 1, level: 'error', message: `${prefix}[${i}]: not a chat message (needs "content" and "role", "name" or "source"); skipped` });
+    });
+    return out;
+  } catch {
+    // One message per line.
+  }
+  const out: { message: Message; line: number; path: string }[] = [];
+  text.split('\n').forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    try {
+      const m = JSON.parse(raw) as unknown;
+      if (looksLikeChatMessage(m)) out.push({ message: m as Message, line: i + 1, path: `line ${i + 1}` });
+      else issues.push({ line: i + 1, level: 'error', message: `line ${i + 1}: not a chat message; skipped` });
+    } catch (error) {
+      issues.push({ line: i + 1, level: 'error', message: `line ${i + 1}: not valid JSON (${(error as Error).message}); skipped` });
+    }
+  });
+  return out;
+}
+
+function speakerOf(m: Message): string {
+  for (const k of ['name', 'source', 'role']) if (typeof m[k] === 'string' && m[k] !== '') return m[k] as string;
+  return 'unknown';
+}
+
+function typeOf(m: Message): StepType {
+  const role = typeof m.role === 'string' ? m.role : null;
+  if (role === 'tool' || role === 'function') return 'tool';
+  if (role === 'system' || role === 'developer') return 'prompt';
+  if (role === 'user' || role === 'human') return 'generic';
+  return 'agent';
+}
+
+function timeOf(m: Message): number | null {
+  for (const k of ['timestamp', 'created_at', 'time', 'ts']) {
+    const v = m[k];
+    if (typeof v === 'number' && Number.isFinite(v)) return v < 1e11 ? v * 1000 : v; // seconds or ms
+    if (typeof v === 'string') {
+      const ms = Date.parse(v);
+      if (!Number.isNaN(ms)) return ms;
+    }
+  }
+  return null;
+}
+
+export function parseChatTranscript(text: string, fileName: string, issues: ForeignIssue[]): ForeignRun[] {
+  const messages = messagesOf(text, issues);
+  if (messages.length === 0) return [];
+  const times = messages.map((m) => timeOf(m.message));
+  // Transcripts often carry no times: keep the order with 1 ms per message and say the times are synthetic.
+  const synthetic = times.some((t) => t === null);
+  const steps: ForeignStep[] = messages.map(({ message, line, path }, i): ForeignStep => {
+    const start = synthetic ? i : times[i]!;
+    const next = synthetic ? i + 1 : (times[i + 1] ?? start);
+    const previous = i > 0 ? messages[i - 1].message : undefined;
+    const startMetadata: Record<string, Json> = { attributes: message };
+    if (typeof message.role === 'string') startMetadata.role = message.role;
+    const endMetadata: Record<string, Json> = {};
+    if (Array.isArray(message.tool_calls)) endMetadata.tool_calls = message.tool_calls;
+    const output: Json = message.content ?? null;
+    return {
+      id: `m${i}`,
+      parentId: null,
+      name: speakerOf(message),
+      type: typeOf(message),
+      start,
+      end: Math.max(start, next),
+      status: 'ok',
+      ...(previous ? { input: { role: previous.role ?? null, name: speakerOf(previous), content: previous.content ?? null } } : {}),
+      output,
+      startMetadata,
+      endMetadata,
+      position: { line, path },
+    };
+  });
+  const first = messages[0].message;
+  const digest = createHash('sha256').update(`${fileName}\0${JSON.stringify(first)}`).digest('hex').slice(0, 24);
+  return [
+    {
+      runId: `chat-${digest}`,
+      pipeline: fileName.replace(/\.(jsonl?|ndjson)$/i, ''),
+      format: 'chat-transcript',
+      steps,
+      input: first.content ?? null,
+      output: messages[messages.length - 1].message.content ?? null,
+      extra: { source_file_name: fileName, ...(synthetic ? { times_synthetic: true } : {}) },
+      finished: true,
+    },
+  ];
+}

@@ -1,0 +1,239 @@
+/**
+ * LangChain / LangSmith run trees → ForeignRuns. Accepts a root run with
+ * nested `child_runs` (what LangChain's tracers hold and LangSmith's run
+ * tree download gives), an array of such roots, or a flat list of runs
+ * linked by `parent_run_id` (LangSmith's runs export). Times may be epoch
+ * ms or ISO strings (LangSmith writes ISO without a zone, meaning UTC).
+ */
+import type { Json, StepType, TokenUsage, TraceError } from '../../../src-shared/trace-format';
+import { isObject, messageFromLangChain, messagesJson, simplifyLangChain, type ChatMessage } from './chat-messages';
+import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
+
+type LcRun = Record<string, Json>;
+
+const RUN_TYPES: Record<string, StepType> = {
+  llm: 'llm',
+  chat_model: 'llm',
+  retriever: 'retrieval',
+  embedding: 'retrieval',
+  tool: 'tool',
+  prompt: 'prompt',
+  chain: 'generic',
+  parser: 'generic',
+  agent: 'agent',
+};
+
+export function looksLikeLangChainRun(value: unknown): boolean {
+  return isObject(value) && typeof value.run_type === 'string' && (typeof value.id === 'string' || typeof value.name === 'string');
+}
+
+function timeMs(value: Json | undefined): number | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value !== 'string' || value === '') return null;
+  const iso = /[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`;
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return null;
+  // Date.parse keeps milliseconds only; LangSmith writes microseconds.
+  const micro = /\.\d{3}(\d{1,3})/.exec(value);
+  return micro ? ms + Number(micro[1].padEnd(3, '0')) / 1000 : ms;
+}
+
+/** LangChain tracers store errors as "message\n\nError: message\n    at …". */
+function errorOf(raw: Json | undefined): TraceError | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
+  const split = text.indexOf('\n\n');
+  const message = split >= 0 ? text.slice(0, split) : text;
+  const stack = split >= 0 ? text.slice(split + 2) : undefined;
+  const typeMatch = stack ? /^([A-Za-z_$][\w$.]*(?:Error|Exception|Error\w*)):/.exec(stack) : /^([A-Za-z_$][\w$.]*(?:Error|Exception)):/.exec(message);
+  const error: TraceError = { type: typeMatch ? typeMatch[1] : 'Error', message };
+  if (stack) error.stack = stack;
+  const status = /^([45]\d\d) [A-Za-z]/.exec(message);
+  if (status) error.status = Number(status[1]);
+  return error;
+}
+
+function generationMessage(outputs: Json | undefined): { message: ChatMessage | null; text: string | null; generation: Record<string, Json> | null } {
+  if (!isObject(outputs) || !Array.isArray(outputs.generations)) return { message: null, text: null, generation: null };
+  const first = outputs.generations.flat(2).find(isObject) as Record<string, Json> | undefined;
+  if (!first) return { message: null, text: null, generation: null };
+  const message = isObject(first.message) ? messageFromLangChain(first.message) : null;
+  return { message, text: typeof first.text === 'string' ? first.text : null, generation: first };
+}
+
+function llmFacts(run: LcRun): { input?: Json; output?: Json; model?: string; usage?: TokenUsage; finish?: string } {
+  const inputs = run.inputs;
+  let input: Json | undefined;
+  if (isObject(inputs) && Array.isArray(inputs.messages)) {
+    // Chat models receive a batch of message lists; a batch of one is the common case.
+    const batch = (inputs.messages.length && Array.isArray(inputs.messages[0]) ? inputs.messages : [inputs.messages]) as Json[][];
+    const lists: Json[] = batch.map((list) =>
+      list.map((m) => {
+        const message = isObject(m) ? messageFromLangChain(m) : null;
+        return message ? messagesJson([message])[0] : simplifyLangChain(m);
+      }),
+    );
+    input = lists.length === 1 ? { messages: lists[0] } : { batches: lists };
+  } else if (inputs !== undefined) input = simplifyLangChain(inputs);
+
+  const { message, text, generation } = generationMessage(run.outputs);
+  const output: Json | undefined = message ? messagesJson([message])[0] : text !== null ? text : run.outputs !== undefined ? simplifyLangChain(run.outputs) : undefined;
+
+  const kwargs = generation && isObject(generation.message) && isObject(generation.message.kwargs) ? generation.message.kwargs : {};
+  const responseMetadata = isObject(kwargs.response_metadata) ? kwargs.response_metadata : {};
+  const usageMetadata = isObject(kwargs.usage_metadata) ? kwargs.usage_metadata : null;
+  const llmOutput = isObject(run.outputs) && isObject(run.outputs.llmOutput) ? run.outputs.llmOutput : {};
+  const tokenUsage = isObject(llmOutput.tokenUsage) ? llmOutput.tokenUsage : isObject(responseMetadata.tokenUsage) ? responseMetadata.tokenUsage : null;
+  const usage: TokenUsage = {};
+  const n = (v: Json | undefined) => (typeof v === 'number' ? v : undefined);
+  const inTok = n(usageMetadata?.input_tokens) ?? n(tokenUsage?.promptTokens);
+  const outTok = n(usageMetadata?.output_tokens) ?? n(tokenUsage?.completionTokens);
+  const total = n(usageMetadata?.total_tokens) ?? n(tokenUsage?.totalTokens);
+  if (inTok !== undefined) usage.input_tokens = inTok;
+  if (outTok !== undefined) usage.output_tokens = outTok;
+  if (total !== undefined) usage.total_tokens = total;
+
+  const extra = isObject(run.extra) ? run.extra : {};
+  const invocation = isObject(extra.invocation_params) ? extra.invocation_params : {};
+  const meta = isObject(extra.metadata) ? extra.metadata : {};
+  const model = [responseMetadata.model_name, invocation.model, invocation.model_name, meta.ls_model_name].find((v): v is string => typeof v === 'string' && v !== '');
+  const info = generation && isObject(generation.generationInfo) ? generation.generationInfo : {};
+  const finish = [responseMetadata.finish_reason, info.finish_reason].find((v): v is string => typeof v === 'string');
+  return { input, output, model, usage: Object.keys(usage).length ? usage : undefined, finish };
+}
+
+function toStep(run: LcRun, parentId: string | null, path: string, line: number, issues: ForeignIssue[]): ForeignStep | null {
+  const id = typeof run.id === 'string' && run.id !== '' ? run.id : null;
+  const start = timeMs(run.start_time);
+  if (!id || start === null) {
+    issues.push({ line, level: 'error', message: `${path}: ${!id ? 'no "id"' : 'no valid "start_time"'}; run skipped with its children` });
+    return null;
+  }
+  const runType = typeof run.run_type === 'string' ? run.run_type : 'chain';
+  const type = RUN_TYPES[runType] ?? 'generic';
+  const error = errorOf(run.error);
+  const startMetadata: Record<string, Json> = { run_type: runType };
+  const endMetadata: Record<string, Json> = {};
+  const extra = isObject(run.extra) ? run.extra : {};
+  if (isObject(extra.metadata)) Object.assign(startMetadata, extra.metadata);
+  // Everything LangChain recorded, except the children (they are steps of their own).
+  const attributes: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(run)) if (k !== 'child_runs') attributes[k] = v;
+  startMetadata.attributes = attributes;
+
+  let input: Json | undefined;
+  let output: Json | undefined;
+  let model: string | undefined;
+  let usage: TokenUsage | undefined;
+  if (type === 'llm') {
+    const f = llmFacts(run);
+    ({ input, output, model, usage } = f);
+    if (f.finish) endMetadata.finish_reason = f.finish;
+  } else {
+    input = run.inputs !== undefined ? simplifyLangChain(run.inputs) : undefined;
+    output = run.outputs !== undefined && run.outputs !== null ? simplifyLangChain(run.outputs) : undefined;
+    if (type === 'retrieval' && isObject(output) && Array.isArray(output.documents)) output = output.documents;
+    if (type === 'retrieval' && isObject(input) && typeof input.query === 'string') input = input.query;
+    // A tool's result arrives wrapped as {output: ToolMessage}; the message content is the result.
+    if (type === 'tool' && isObject(output) && isObject(output.output) && typeof output.output.role === 'string' && 'content' in output.output) {
+      if (typeof output.output.tool_call_id === 'string') startMetadata.tool_call_id = output.output.tool_call_id;
+      output = output.output.content;
+    }
+    if (type === 'tool' && typeof extra.tool_call_id === 'string') startMetadata.tool_call_id = extra.tool_call_id;
+  }
+  const end = timeMs(run.end_time);
+  return {
+    id,
+    parentId,
+    name: typeof run.name === 'string' && run.name !== '' ? run.name : runType,
+    type,
+    start,
+    end,
+    status: error ? 'error' : 'ok',
+    ...(input !== undefined ? { input } : {}),
+    ...(output !== undefined ? { output } : {}),
+    ...(error ? { error } : {}),
+    ...(model ? { model } : {}),
+    ...(usage ? { usage } : {}),
+    startMetadata,
+    endMetadata,
+    position: { line, path },
+  };
+}
+
+/** The line on which each `"id": "…"` value first appears, for messages about a pretty-printed file. */
+function idLines(text: string): Map<string, number> {
+  const lines = new Map<string, number>();
+  const re = /"id"\s*:\s*"([^"]*)"|\n/g;
+  let line = 1;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0] === '\n') line++;
+    else if (!lines.has(m[1])) lines.set(m[1], line);
+  }
+  return lines;
+}
+
+export function parseLangChain(text: string, fileName: string, issues: ForeignIssue[]): ForeignRun[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    issues.push({ line: 1, level: 'error', message: `not valid JSON (${(error as Error).message})` });
+    return [];
+  }
+  const top: unknown[] = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.runs) ? doc.runs : [doc];
+  // Flatten nested child_runs; every run keeps its parent's id.
+  const flat: { run: LcRun; parentId: string | null; path: string }[] = [];
+  const walk = (value: unknown, parentId: string | null, path: string, depth: number) => {
+    if (!looksLikeLangChainRun(value)) {
+      issues.push({ line: 1, level: 'error', message: `${path}: not a LangChain run (no "run_type"); skipped` });
+      return;
+    }
+    const run = value as LcRun;
+    const explicitParent = typeof run.parent_run_id === 'string' && run.parent_run_id !== '' ? run.parent_run_id : null;
+    flat.push({ run, parentId: parentId ?? explicitParent, path });
+    if (Array.isArray(run.child_runs) && depth < 500) run.child_runs.forEach((c, i) => walk(c, typeof run.id === 'string' ? run.id : null, `${path}.child_runs[${i}]`, depth + 1));
+  };
+  top.forEach((r, i) => walk(r, null, Array.isArray(doc) ? `[${i}]` : isObject(doc) && Array.isArray(doc.runs) ? `runs[${i}]` : '$', 0));
+
+  const lines = idLines(text);
+  const lineOf = (id: Json | undefined) => (typeof id === 'string' ? (lines.get(id) ?? 1) : 1);
+  const steps = flat.map((f) => ({ f, step: toStep(f.run, f.parentId, f.path, lineOf(f.run.id), issues) }));
+  const byId = new Map(steps.filter((s) => s.step).map((s) => [s.step!.id, s]));
+  // A run belongs to the trace of its topmost known ancestor (or its recorded trace_id).
+  const traceOf = (entry: (typeof steps)[number]): string => {
+    let current = entry;
+    for (let guard = 0; guard < 10_000; guard++) {
+      const parent = current.step!.parentId !== null ? byId.get(current.step!.parentId) : undefined;
+      if (!parent) break;
+      current = parent;
+    }
+    const recorded = current.f.run.trace_id;
+    return typeof recorded === 'string' && recorded !== '' ? recorded : current.step!.id;
+  };
+  const runs = new Map<string, ForeignRun>();
+  for (const entry of steps) {
+    if (!entry.step) continue;
+    const traceId = traceOf(entry);
+    let run = runs.get(traceId);
+    if (!run) {
+      runs.set(traceId, (run = { runId: traceId, pipeline: '', format: 'langchain', steps: [], extra: { source_file_name: fileName }, finished: true }));
+    }
+    run.steps.push(entry.step);
+  }
+  // Runs that start in the same millisecond keep LangChain's own start order
+  // (dotted_order, or execution_order), whatever order the file lists them in.
+  const tieOrder = new Map(
+    steps.filter((e) => e.step).map((e) => {
+      const r = e.f.run;
+      return [e.step!.id, typeof r.dotted_order === 'string' ? r.dotted_order : typeof r.execution_order === 'number' ? String(r.execution_order).padStart(12, '0') : ''];
+    }),
+  );
+  for (const run of runs.values()) {
+    run.steps.sort((a, b) => a.start - b.start || (tieOrder.get(a.id)! < tieOrder.get(b.id)! ? -1 : tieOrder.get(a.id)! > tieOrder.get(b.id)! ? 1 : 0));
+    const ids = new Set(run.steps.map((s) => s.id));
+    const root = [...run.steps].sort((a, b) => a.start - b.start).find((s) => s.parentId === null || !ids.has(s.parentId));
+    run.pipeline = root?.name ?? 'langchain run';
+  }
+  return [...runs.values()];
+}

@@ -1,0 +1,215 @@
+/**
+ * OTLP/JSON trace files → ForeignRuns: one ExportTraceServiceRequest per
+ * file (an exporter's or a download's output) or JSON Lines of them (the
+ * Collector's file exporter). One run per trace id. A malformed span is
+ * reported with its position and skipped; the rest of the file is kept.
+ */
+import type { Json } from '../../../src-shared/trace-format';
+import { isObject } from './chat-messages';
+import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
+import { eventsOf, spanError, spanFacts } from './otlp-span-mapping';
+import { attributeMap, decodeId, nanosToMs, spanKindName, statusIsError } from './otlp-values';
+
+interface Located {
+  span: Record<string, unknown>;
+  path: string;
+  line: number;
+  resource: Record<string, Json>;
+  scope: string | null;
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+function lineAt(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+/** The line on which each span id first appears as a `"spanId"` value, for messages about a pretty-printed document. */
+function spanIdLines(text: string): Map<string, number> {
+  const starts = lineStarts(text);
+  const lines = new Map<string, number>();
+  const re = /"spanId"\s*:\s*"([^"]*)"/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) if (!lines.has(m[1])) lines.set(m[1], lineAt(starts, m.index));
+  return lines;
+}
+
+function collectSpans(request: unknown, baseLine: number, idLines: Map<string, number> | null, prefix: string, issues: ForeignIssue[]): Located[] {
+  const out: Located[] = [];
+  if (!isObject(request) || !Array.isArray(request.resourceSpans)) {
+    issues.push({ line: baseLine, level: 'error', message: `${prefix}no "resourceSpans" array: not an OTLP ExportTraceServiceRequest` });
+    return out;
+  }
+  request.resourceSpans.forEach((rs, i) => {
+    const rsPath = `${prefix}resourceSpans[${i}]`;
+    if (!isObject(rs)) {
+      issues.push({ line: baseLine, level: 'error', message: `${rsPath}: not an object; skipped` });
+      return;
+    }
+    const resource = attributeMap(isObject(rs.resource) ? rs.resource.attributes : undefined);
+    // Collectors before OTLP 0.19 wrote "instrumentationLibrarySpans".
+    const scopes = Array.isArray(rs.scopeSpans) ? rs.scopeSpans : Array.isArray(rs.instrumentationLibrarySpans) ? rs.instrumentationLibrarySpans : [];
+    scopes.forEach((ss, j) => {
+      const ssPath = `${rsPath}.scopeSpans[${j}]`;
+      if (!isObject(ss) || !Array.isArray(ss.spans)) {
+        issues.push({ line: baseLine, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
+        return;
+      }
+      const scopeObj = isObject(ss.scope) ? ss.scope : isObject(ss.instrumentationLibrary) ? ss.instrumentationLibrary : null;
+      const scope = scopeObj && typeof scopeObj.name === 'string' ? `${scopeObj.name}${typeof scopeObj.version === 'string' && scopeObj.version ? '@' + scopeObj.version : ''}` : null;
+      ss.spans.forEach((span, k) => {
+        const path = `${ssPath}.spans[${k}]`;
+        const rawId = isObject(span) && typeof span.spanId === 'string' ? span.spanId : null;
+        const line = (rawId !== null && idLines?.get(rawId)) || baseLine;
+        if (!isObject(span)) {
+          issues.push({ line, level: 'error', message: `${path}: not an object; skipped` });
+          return;
+        }
+        out.push({ span, path, line, resource, scope });
+      });
+    });
+  });
+  return out;
+}
+
+function parseRequests(text: string, issues: ForeignIssue[]): Located[] {
+  const trimmed = text.trim();
+  try {
+    const doc = JSON.parse(trimmed) as unknown;
+    return collectSpans(doc, 1, spanIdLines(text), '', issues);
+  } catch {
+    // Not one document: JSON Lines, one request per line.
+  }
+  const out: Located[] = [];
+  const lines = text.split('\n');
+  lines.forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    let request: unknown;
+    try {
+      request = JSON.parse(raw);
+    } catch (error) {
+      issues.push({ line: i + 1, level: 'error', message: `line ${i + 1}: not valid JSON (${(error as Error).message}); line skipped` });
+      return;
+    }
+    out.push(...collectSpans(request, i + 1, null, `line ${i + 1}: `, issues));
+  });
+  return out;
+}
+
+function toStep(located: Located, traceId: string, spanId: string, issues: ForeignIssue[]): ForeignStep | null {
+  const { span, path, line } = located;
+  const start = nanosToMs(span.startTimeUnixNano);
+  if (start === null) {
+    issues.push({ line, level: 'error', message: `${path}: no startTimeUnixNano; span skipped` });
+    return null;
+  }
+  const attrs = attributeMap(span.attributes);
+  const events = eventsOf(span.events, nanosToMs);
+  const status = isObject(span.status) ? span.status : {};
+  const failed = statusIsError(status);
+  const statusMessage = typeof status.message === 'string' ? status.message : undefined;
+  const name = typeof span.name === 'string' && span.name !== '' ? span.name : '(unnamed span)';
+  if (name === '(unnamed span)') issues.push({ line, level: 'warning', message: `${path}: span has no name` });
+  const facts = spanFacts(name, attrs);
+  const parentSpanId = decodeId(span.parentSpanId, 8);
+  if (span.parentSpanId !== undefined && span.parentSpanId !== '' && parentSpanId === null) {
+    issues.push({ line, level: 'warning', message: `${path}: parentSpanId ${JSON.stringify(span.parentSpanId)} is neither hex nor base64 of 8 bytes; the span is treated as a root` });
+  }
+  const otel: Record<string, Json> = { trace_id: traceId, span_id: spanId };
+  if (parentSpanId) otel.parent_span_id = parentSpanId;
+  const kind = spanKindName(span.kind);
+  if (kind) otel.kind = kind;
+  if (located.scope) otel.scope = located.scope;
+  if (statusMessage) otel.status_message = statusMessage;
+  if (events.length) otel.events = events.map((e) => ({ name: e.name, time: e.timeMs, attributes: e.attributes }));
+  if (Array.isArray(span.links) && span.links.length) {
+    otel.links = span.links.filter(isObject).map((l) => ({ trace_id: decodeId(l.traceId, 16), span_id: decodeId(l.spanId, 8), attributes: attributeMap(l.attributes) }));
+  }
+  const ownStepId = attrs['traceback.step_id'];
+  // An end time of 0 means the span was exported before it ended.
+  const endMs = nanosToMs(span.endTimeUnixNano);
+  const end = endMs === null || endMs === 0 ? null : endMs;
+  return {
+    id: typeof ownStepId === 'string' && ownStepId !== '' ? ownStepId : spanId,
+    parentId: parentSpanId,
+    name,
+    type: facts.type,
+    start,
+    end,
+    status: failed ? 'error' : 'ok',
+    ...(facts.input !== undefined ? { input: facts.input } : {}),
+    ...(facts.output !== undefined ? { output: facts.output } : {}),
+    ...(failed ? { error: spanError(statusMessage, events, attrs) } : {}),
+    ...(facts.model ? { model: facts.model } : {}),
+    ...(facts.usage ? { usage: facts.usage } : {}),
+    startMetadata: { ...facts.startMetadata, attributes: attrs, otel },
+    endMetadata: facts.endMetadata,
+    ...(typeof attrs['traceback.replay_key'] === 'string' ? { replayKey: attrs['traceback.replay_key'] } : {}),
+    position: { line, path },
+  };
+}
+
+export function parseOtlp(text: string, issues: ForeignIssue[]): ForeignRun[] {
+  const located = parseRequests(text, issues);
+  const traces = new Map<string, { steps: ForeignStep[]; spanToStep: Map<string, string>; resource: Record<string, Json> }>();
+  for (const item of located) {
+    const traceId = decodeId(item.span.traceId, 16);
+    const spanId = decodeId(item.span.spanId, 8);
+    if (!traceId || !spanId) {
+      const which = !traceId ? `traceId ${JSON.stringify(item.span.traceId ?? null)}` : `spanId ${JSON.stringify(item.span.spanId ?? null)}`;
+      issues.push({ line: item.line, level: 'error', message: `${item.path}: ${which} is missing or not a valid id; span skipped` });
+      continue;
+    }
+    const step = toStep(item, traceId, spanId, issues);
+    if (!step) continue;
+    let trace = traces.get(traceId);
+    if (!trace) traces.set(traceId, (trace = { steps: [], spanToStep: new Map(), resource: item.resource }));
+    trace.spanToStep.set(spanId, step.id);
+    trace.steps.push(step);
+  }
+
+  const runs: ForeignRun[] = [];
+  for (const [traceId, trace] of traces) {
+    // Steps carry span ids as parents; a Traceback export names steps by their own ids.
+    for (const step of trace.steps) if (step.parentId !== null) step.parentId = trace.spanToStep.get(step.parentId) ?? step.parentId;
+    const resource = trace.resource;
+    const stepIds = new Set(trace.steps.map((s) => s.id));
+    const root = [...trace.steps].sort((a, b) => a.start - b.start).find((s) => s.parentId === null || !stepIds.has(s.parentId));
+    const service = resource['service.name'];
+    const pipeline =
+      typeof resource['traceback.pipeline'] === 'string'
+        ? resource['traceback.pipeline']
+        : typeof service === 'string' && service !== '' && !service.startsWith('unknown_service')
+          ? service
+          : (root?.name ?? 'otlp trace');
+    const runId = typeof resource['traceback.run_id'] === 'string' && traces.size === 1 ? resource['traceback.run_id'] : traceId;
+    const extra: Record<string, Json> = { otel_trace_id: traceId, otel_resource: resource };
+    const run: ForeignRun = { runId, pipeline, format: 'otlp', steps: trace.steps, extra, finished: true };
+    const runInput = exportedJson(resource['traceback.run.input']);
+    const runOutput = exportedJson(resource['traceback.run.output']);
+    if (runInput !== undefined) run.input = runInput;
+    if (runOutput !== undefined) run.output = runOutput;
+    runs.push(run);
+  }
+  return runs;
+}
+
+/** A value a Traceback export wrote as JSON text; undefined when absent or damaged. */
+function exportedJson(value: Json | undefined): Json | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return JSON.parse(value) as Json;
+  } catch {
+    return undefined;
+  }
+}

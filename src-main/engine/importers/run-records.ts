@@ -1,0 +1,192 @@
+/**
+ * ForeignRun → native records. Here live the rules every foreign format
+ * shares: start order with parents first, replay keys, orphan spans under a
+ * synthetic root (and no run-end, so the run shows as incomplete), duplicate
+ * model calls, and error text from calls that left no step.
+ */
+import { TRACE_FORMAT_VERSION, type Json, type TraceRecord } from '../../../src-shared/trace-format';
+import { findDuplicateLlmCalls } from './duplicate-llm-calls';
+import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
+import { findUpstreamErrors } from './upstream-errors';
+
+/** The same escaping the SDKs apply to a key segment, so keys compare across sources. */
+function keySegment(name: string): string {
+  return /[%/#]/.test(name) ? name.replace(/[%/#]/g, (c) => encodeURIComponent(c)) : name;
+}
+
+function syntheticRoot(missingId: string, children: ForeignStep[]): ForeignStep {
+  const ends = children.map((c) => c.end).filter((e): e is number => e !== null);
+  return {
+    id: `missing-parent:${missingId}`,
+    parentId: null,
+    name: `(missing parent ${missingId})`,
+    type: 'generic',
+    start: Math.min(...children.map((c) => c.start)),
+    end: ends.length ? Math.max(...ends) : null,
+    status: 'ok',
+    startMetadata: { synthetic: true, missing_step_id: missingId },
+    endMetadata: {},
+    position: children[0].position,
+  };
+}
+
+/**
+ * Start order: stable by start time, then parents before children. A child
+ * whose clock put it before its parent waits for the parent.
+ */
+export function orderSteps(steps: ForeignStep[]): ForeignStep[] {
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const depth = (s: ForeignStep): number => {
+    let d = 0;
+    for (let p = s.parentId; p !== null && byId.has(p) && d < steps.length; p = byId.get(p)!.parentId) d++;
+    return d;
+  };
+  const depths = new Map(steps.map((s) => [s.id, depth(s)]));
+  const sorted = steps
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => a.s.start - b.s.start || depths.get(a.s.id)! - depths.get(b.s.id)! || a.i - b.i)
+    .map((x) => x.s);
+  const emitted = new Set<string>();
+  const waiting = new Map<string, ForeignStep[]>();
+  const out: ForeignStep[] = [];
+  const emit = (s: ForeignStep) => {
+    out.push(s);
+    emitted.add(s.id);
+    for (const child of waiting.get(s.id) ?? []) emit(child);
+    waiting.delete(s.id);
+  };
+  for (const s of sorted) {
+    if (s.parentId === null || !byId.has(s.parentId) || emitted.has(s.parentId)) emit(s);
+    else {
+      const list = waiting.get(s.parentId);
+      if (list) list.push(s);
+      else waiting.set(s.parentId, [s]);
+    }
+  }
+  // Only a parent cycle leaves steps waiting; keep them, in start order.
+  for (const s of sorted) if (!emitted.has(s.id)) emit(s);
+  return out;
+}
+
+export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord[] {
+  // The first occurrence of a repeated id wins; later ones are reported.
+  const unique: ForeignStep[] = [];
+  const ids = new Set<string>();
+  for (const step of run.steps) {
+    if (ids.has(step.id)) {
+      issues.push({ line: step.position.line, level: 'warning', message: `${step.position.path}: step id ${step.id} appears twice in run ${run.runId}; the later copy is skipped` });
+      continue;
+    }
+    ids.add(step.id);
+    unique.push(step);
+  }
+
+  const orphansByParent = new Map<string, ForeignStep[]>();
+  for (const step of unique) {
+    if (step.parentId === null || ids.has(step.parentId)) continue;
+    const list = orphansByParent.get(step.parentId);
+    if (list) list.push(step);
+    else orphansByParent.set(step.parentId, [step]);
+  }
+  const synthetic: ForeignStep[] = [];
+  for (const [missing, children] of orphansByParent) {
+    synthetic.push(syntheticRoot(missing, children));
+    issues.push({
+      line: children[0].position.line,
+      level: 'warning',
+      message: `run ${run.runId}: ${children.length} step(s) (first: "${children[0].name}" at ${children[0].position.path}) name parent ${missing}, which is not in the file; kept under a synthetic root and the run is marked incomplete`,
+    });
+  }
+
+  const adopted = unique.map((s) => (s.parentId !== null && orphansByParent.has(s.parentId) ? { ...s, parentId: `missing-parent:${s.parentId}` } : s));
+  const ordered = orderSteps([...synthetic, ...adopted]);
+  for (const s of synthetic) ids.add(s.id);
+  const index = new Map(ordered.map((s, i) => [s.id, i]));
+  const keys = new Map<string, string>();
+  const counts = new Map<string, Map<string, number>>();
+  for (const step of ordered) {
+    const parentKey = step.parentId !== null ? keys.get(step.parentId) : undefined;
+    const scope = step.parentId ?? '';
+    const perName = counts.get(scope) ?? new Map<string, number>();
+    counts.set(scope, perName);
+    const occurrence = perName.get(step.name) ?? 0;
+    perName.set(step.name, occurrence + 1);
+    const own = `${keySegment(step.name)}#${occurrence}`;
+    keys.set(step.id, step.replayKey ?? (parentKey ? `${parentKey}/${own}` : own));
+  }
+
+  const duplicates = findDuplicateLlmCalls(ordered);
+  const upstream = new Map<string, string[]>();
+  for (const u of findUpstreamErrors(ordered)) {
+    const quotes = upstream.get(u.stepId);
+    if (quotes) quotes.push(u.quote);
+    else upstream.set(u.stepId, [u.quote]);
+    const step = ordered[index.get(u.stepId)!];
+    issues.push({
+      line: step.position.line,
+      level: 'warning',
+      message: `run ${run.runId}: step "${step.name}" (${step.position.path}) received error text that no recorded step produced, so a failing call left no trace: "${u.quote}"`,
+    });
+  }
+
+  const roots = ordered.filter((s) => s.parentId === null);
+  const root = roots.find((s) => !s.startMetadata.synthetic) ?? roots[0];
+  const records: TraceRecord[] = [];
+  const runStart = {
+    type: 'run-start' as const,
+    v: TRACE_FORMAT_VERSION,
+    run_id: run.runId,
+    pipeline: run.pipeline,
+    ts: Math.min(...ordered.map((s) => s.start)),
+    ...(run.input !== undefined ? { input: run.input } : root?.input !== undefined ? { input: root.input } : {}),
+    source_format: run.format,
+    ...run.extra,
+  };
+  records.push(runStart);
+
+  for (const step of ordered) {
+    const startMetadata: Record<string, Json> = { ...step.startMetadata };
+    if (duplicates.has(step.id)) startMetadata.duplicate_of = duplicates.get(step.id)!;
+    const quotes = upstream.get(step.id);
+    if (quotes) startMetadata.upstream_error = quotes.length === 1 ? quotes[0] : quotes;
+    records.push({
+      type: 'step-start',
+      run_id: run.runId,
+      step_id: step.id,
+      parent_id: step.parentId,
+      index: index.get(step.id)!,
+      name: step.name,
+      step_type: step.type,
+      replay_key: keys.get(step.id)!,
+      ts: step.start,
+      ...(step.input !== undefined ? { input: step.input } : {}),
+      metadata: startMetadata,
+    });
+    if (step.end === null) continue;
+    records.push({
+      type: 'step-end',
+      run_id: run.runId,
+      step_id: step.id,
+      ts: step.end,
+      status: step.status,
+      ...(step.output !== undefined ? { output: step.output } : {}),
+      ...(step.error ? { error: step.error } : {}),
+      ...(step.model ? { model: step.model } : {}),
+      ...(step.usage && Object.keys(step.usage).length ? { usage: step.usage } : {}),
+      ...(Object.keys(step.endMetadata).length ? { metadata: step.endMetadata } : {}),
+    });
+  }
+
+  const complete = run.finished && orphansByParent.size === 0 && ordered.every((s) => s.end !== null);
+  if (complete && root) {
+    records.push({
+      type: 'run-end',
+      run_id: run.runId,
+      ts: Math.max(...ordered.map((s) => s.end!)),
+      status: root.status,
+      ...(run.output !== undefined ? { output: run.output } : root.output !== undefined ? { output: root.output } : {}),
+      ...(root.error ? { error: root.error } : {}),
+    });
+  }
+  return records;
+}

@@ -1,0 +1,2 @@
+export { renderReport, type ReportFormatName } from './render-report';
+export { escapeHtml, escapeMarkdown, showInvisible } from './escape-text';
