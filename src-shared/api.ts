@@ -38,6 +38,7 @@ export const callSchemas = {
   blameRun: z.object({ runId, expected: z.string().max(100_000).optional() }).strict(),
   diffRuns: z.object({ runA: runId, runB: runId }).strict(),
   renderReport: z.object({ runId, format: z.enum(['md', 'html', 'json']) }).strict(),
+  exportRun: z.object({ runId, format: z.enum(['otlp']) }).strict(),
   getInfo: z.object({}).strict(),
   /** What a fork would re-run and cost, and the command it needs approved; runs nothing. */
   estimateExperiment: z.object({ runId, at: stepRef, edit: forkEditSchema, n: trialsPerArm }).strict(),
@@ -97,6 +98,8 @@ export interface CallResults {
   blameRun: BlameResult;
   diffRuns: DiffResult;
   renderReport: { format: 'md' | 'html' | 'json'; content: string; filename: string };
+  /** The run in another tool's format (OTLP/JSON with GenAI and OpenInference attributes). */
+  exportRun: { format: 'otlp'; content: string; filename: string };
   getInfo: EngineInfo;
   estimateExperiment: ExperimentEstimate;
   startExperiment: ExperimentSummary;

@@ -73,7 +73,7 @@ export interface StepStartRecord {
   index: number;
   name: string;
   step_type: StepType;
-  /** Stable across re-runs: parent's key + "/" + name + "#" + occurrence under that parent. */
+  /** Stable across re-runs: name + "#" + occurrence under its parent, after the parent's key and "/" (e.g. "plan#0/search#2"). */
   replay_key: string;
   ts: number;
   input?: Json;

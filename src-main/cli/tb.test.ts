@@ -120,3 +120,26 @@ describe('tb usage errors', () => {
     expect(missingFile.stderr).toMatch(/nope\.jsonl:0: error: file not found/);
   });
 });
+
+describe('tb export', () => {
+  it('exports a run as OTLP/JSON that imports back with the same steps', () => {
+    const home = freshHome();
+    const file = path.join(home, 'native.jsonl');
+    fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'exp-1', steps: 4, failAt: 2 })));
+    expect(tb(home, 'import', file).code).toBe(0);
+    const out = path.join(home, 'exported.json');
+    const r = tb(home, 'export', 'exp-1', '--format', 'otlp', '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expect(doc.resourceSpans[0].scopeSpans[0].spans).toHaveLength(4);
+    const other = freshHome();
+    const back = tb(other, 'import', out, '--json');
+    expect(back.code, back.stderr).toBe(0);
+    const [runId] = back.json().imported[0].runs;
+    const original = tb(home, 'show', 'exp-1', '--json').json().steps;
+    const roundTrip = tb(other, 'show', runId, '--json').json().steps;
+    const shape = (steps: { name: string; type: string; status: string; error: { message: string } | null }[]) =>
+      steps.map((s) => [s.name, s.type, s.status, s.error?.message ?? null]);
+    expect(shape(roundTrip)).toEqual(shape(original));
+  });
+});

@@ -13,6 +13,7 @@ import { watchInbox, type InboxWatcher } from './importer/watch-inbox';
 import { openDatabase, type Db } from './store/open-database';
 import { getRunDetail, listImportErrors, listRuns } from './store/read-runs';
 import { createAnalysis, type Analysis } from './analysis-service';
+import { exportOtlp } from './importers/index';
 
 export const ENGINE_VERSION = '0.1.0';
 
@@ -60,6 +61,10 @@ export function createEngine(opts: EngineOptions = {}): Engine {
     blameRun: (a) => analysis.blame(a.runId, a.expected),
     diffRuns: (a) => analysis.diff(a.runA, a.runB),
     renderReport: (a) => analysis.report(a.runId, a.format),
+    exportRun: (a) => {
+      const detail = getRunDetail(db, a.runId);
+      return { format: a.format, content: JSON.stringify(exportOtlp(detail), null, 2), filename: `${detail.run.run_id}.otlp.json` };
+    },
     getInfo: () => ({ home: paths.home, database: paths.database, inbox: paths.inbox, version: ENGINE_VERSION, watching: watcher !== null }),
   };
 

@@ -82,6 +82,13 @@ class TruncationTest(TraceTestCase):
         self.assertTrue(capped[0]["text"].endswith("…[truncated 3000 chars]"))
         self.assertLessEqual(len(json.dumps(capped)), 300_000)
 
+    def test_a_key_cut_in_half_by_truncation_does_not_leak_its_first_half(self):
+        key = "sk-ant-api03-" + "Q7" * 20
+        long_text = "x" * 1_990 + key + "y" * 5_000
+        cut = to_json(long_text, limits=TIGHT_LIMITS)
+        self.assertNotIn("sk-ant-api03-Q7", cut)
+        self.assertTrue(cut.endswith("…[truncated %d chars]" % (len(long_text) - 2_000)))
+
     def test_a_field_too_large_even_when_tightened_becomes_a_marker(self):
         nested = {"k%d" % i: {"v": "z" * 2_000} for i in range(40)}
         capped = field_json(nested, max_bytes=5_000)

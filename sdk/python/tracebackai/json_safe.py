@@ -46,6 +46,9 @@ DEFAULT_LIMITS = Limits(max_string_chars=math.inf, max_items=math.inf, max_depth
 TIGHT_LIMITS = Limits(max_string_chars=2_000, max_items=50, max_depth=8)
 
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+# Longer than any credential pattern's usual match (a PEM key block is cut at the
+# kept text's end anyway, since its pattern also matches up to the end of text).
+_REDACT_MARGIN = 512
 
 
 def to_json(value: Any, redactor: Redactor = DEFAULT_REDACTOR, limits: Limits = DEFAULT_LIMITS) -> Json:
@@ -101,6 +104,12 @@ def _convert(value: Any, r: Redactor, limits: Limits, depth: int, active: set[in
         # JSON has no NaN/Infinity; a string keeps the information visible.
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, str):
+        if len(value) > limits.max_string_chars + _REDACT_MARGIN:
+            # Redact only the part that is kept (plus a margin, so a secret straddling the
+            # cut is still recognised): a 1 MB string costs no more than a 2 KB one.
+            keep = int(limits.max_string_chars)
+            head = r.text(value[: keep + _REDACT_MARGIN])[:keep]
+            return head + truncation_marker(len(value) - keep, "chars")
         return cut_text(r.text(value), limits.max_string_chars)
     if depth >= limits.max_depth:
         return "[max depth]"

@@ -13,7 +13,9 @@ import { resolveRecording, type RecordingOptions } from './config';
 import { traceErrorOf } from './execute-step';
 import { ReplayController } from './replay-controller';
 import { emitScore, RunState, traceContext } from './run-state';
-import { TraceWriter } from './trace-writer';
+import { TraceWriter, type RecordSink } from './trace-writer';
+
+const NULL_SINK: RecordSink = { write() {}, flush() {}, close() {}, path: null };
 import { SDK_NAME, SDK_VERSION } from './version';
 
 export interface PipelineOptions extends RecordingOptions {
@@ -126,7 +128,11 @@ export async function pipeline<T>(name: string, fn: (run: RunHandle) => T | Prom
     redact: opts.redact,
     enabled: opts.enabled,
   });
-  if (!rec.enabled) return await fn(NO_RUN);
+  if (!rec.enabled) {
+    // Steps inside still see a (disabled) run, so they run unrecorded without the "outside pipeline()" warning.
+    const off = new RunState('', name, rec, NULL_SINK, null);
+    return await traceContext.run({ run: off, step: null }, () => fn(NO_RUN));
+  }
 
   const runId = opts.runId ?? plan?.run_id ?? randomUUID();
   const replay = plan ? new ReplayController(plan) : null;

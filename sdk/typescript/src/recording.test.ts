@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -254,6 +254,15 @@ await pipeline('crashes', async () => {
     const starts = [...readRuns(home).values()].map((r) => r[0]).sort((a, b) => ((a as { pipeline: string }).pipeline < (b as { pipeline: string }).pipeline ? -1 : 1));
     expect(starts[0]).toMatchObject({ entry: { command: [process.execPath, ...process.execArgv, ...process.argv.slice(1)], cwd: process.cwd() } });
     expect(starts[1]).toMatchObject({ entry: { command: ['node', 'x.js', '--variant', 'a'], cwd: '/srv' } });
+  });
+
+  it('with recording disabled the pipeline and its steps run, nothing is written and nothing is printed', async () => {
+    const home = tempHome();
+    const writes = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const triple = step('triple', 'generic', (n: number) => n * 3);
+    expect(await pipeline('off', () => triple(2), { home, enabled: false })).toBe(6);
+    expect(writes).not.toHaveBeenCalled();
+    expect(existsSync(join(home, 'inbox'))).toBe(false);
   });
 
   it('a step called outside any pipeline still runs, unrecorded', () => {

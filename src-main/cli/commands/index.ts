@@ -8,5 +8,6 @@ import { gateCommand } from './gate';
 import { reportCommand } from './report';
 import { serveCommand } from './serve';
 import { demoCommand } from './demo';
+import { exportCommand } from './export';
 
-export const COMMANDS: Command[] = [importCommand, listCommand, showCommand, blameCommand, diffCommand, gateCommand, reportCommand, serveCommand, demoCommand];
+export const COMMANDS: Command[] = [importCommand, listCommand, showCommand, blameCommand, diffCommand, gateCommand, reportCommand, exportCommand, serveCommand, demoCommand];

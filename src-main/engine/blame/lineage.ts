@@ -17,7 +17,7 @@ import type { Json } from '../../../src-shared/trace-format';
 import type { Settings } from '../scoring/settings';
 import { isObj, jsonText, llmText } from '../scoring/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
-import { shinglesOf, valuesOf, type Value } from './value-features';
+import { scanText, shinglesOf, valuesOf, type Value } from './value-features';
 
 export const RUN_INPUT = -1;
 
@@ -134,12 +134,13 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
 
   const detail = g.detail;
   const runInputText = jsonText(detail.run.input, maxChars);
-  const runInputValues = valuesOf(runInputText, maxChars);
+  const runScan = scanText(runInputText, { k: L.shingle_tokens, maxChars });
+  const runInputValues = runScan.values;
   for (const v of runInputValues) {
     latestValue.set(v.key, RUN_INPUT);
     firstSeen.set(v.key, RUN_INPUT);
   }
-  for (const h of shinglesOf(runInputText, L.shingle_tokens, L.max_tokens_per_field)) latestShingle.set(h, RUN_INPUT);
+  for (const h of runScan.shingles) latestShingle.set(h, RUN_INPUT);
 
   const votes = new Map<number, number>();
   const vote = (p: number | undefined, w: number): void => {
@@ -157,13 +158,14 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const s = g.steps[p];
     const text = jsonText(s.input, maxChars);
     inText[p] = text;
-    const vals = valuesOf(text, maxChars);
+    const scan = scanText(text, { k: L.shingle_tokens, maxChars });
+    const vals = scan.values;
     inValues[p] = vals;
     for (const v of vals) {
       vote(latestValue.get(v.key), KIND_WEIGHT[v.kind]);
       if (!firstSeen.has(v.key)) firstSeen.set(v.key, p);
     }
-    for (const h of shinglesOf(text, L.shingle_tokens, L.max_tokens_per_field)) vote(latestShingle.get(h), 1);
+    for (const h of scan.shingles) vote(latestShingle.get(h), 1);
     for (const key of keysOf(s.metadata?.reads)) vote(writers.get(key), 3);
     const callId = s.metadata?.tool_call_id;
     if (typeof callId === 'string') vote(callOwner.get(callId), 3);
@@ -180,11 +182,12 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
 
   const end = (q: number): void => {
     const s = g.steps[q];
-    const text = s.type === 'llm' ? `${llmText(s.output)}\n${jsonText(s.output, maxChars)}` : jsonText(s.output, maxChars);
+    const text = jsonText(s.output, maxChars);
     outText[q] = text;
-    const vals = valuesOf(text, maxChars);
+    const scan = scanText(text, { k: L.shingle_tokens, maxChars });
+    const vals = scan.values;
     outValues[q] = vals;
-    const sh = shinglesOf(text, L.shingle_tokens, L.max_tokens_per_field);
+    const sh = scan.shingles;
     const kids = g.children[q];
     if (kids.length > 0 && s.output !== null) {
       for (const v of vals) vote(latestValue.get(v.key), KIND_WEIGHT[v.kind]);

@@ -184,19 +184,30 @@ export function unusedContextFindings(w: BlameWork): Finding[] {
   const lin = w.lineage;
   const out: Finding[] = [];
   const rel = w.settings.scoring.retrieval.relevant_at;
+  // Positions of prompt and LLM steps that could have used a retrieval, in order.
+  const users: number[] = [];
+  for (let p = 0; p < g.steps.length; p++) {
+    const t = g.steps[p].type;
+    if (g.live[p] && (t === 'prompt' || t === 'llm') && (w.slice.size === 0 || w.slice.has(p))) users.push(p);
+  }
   for (let r = 0; r < g.steps.length; r++) {
     const s = g.steps[r];
-    if (!g.live[r] || s.type !== 'retrieval' || s.status !== 'ok') continue;
+    if (!g.live[r] || s.type !== 'retrieval' || s.status !== 'ok' || lin.consumers[r].length > 0) continue;
     const relCheck = w.assess[r].checks.find((c) => c.name === 'retrieval.relevance');
     if (!relCheck || relCheck.value < rel) continue;
-    if (lin.consumers[r].length > 0) continue;
+    let lo = 0;
+    let hi = users.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (users[mid] <= r) lo = mid + 1;
+      else hi = mid;
+    }
     let target = -1;
-    for (let p = r + 1; p < g.steps.length; p++) {
-      const t = g.steps[p];
-      if (!g.live[p] || isAncestor(g, r, p) || !(t.type === 'prompt' || t.type === 'llm')) continue;
-      if (w.slice.size > 0 && !w.slice.has(p)) continue;
-      target = p;
-      break;
+    for (let i = lo; i < users.length; i++) {
+      if (!isAncestor(g, r, users[i])) {
+        target = users[i];
+        break;
+      }
     }
     if (target < 0) continue;
     out.push({

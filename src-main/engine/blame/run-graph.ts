@@ -46,12 +46,11 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
   for (let i = 0; i < n; i++) {
     if (depth[i] >= 0) continue;
     const chain: number[] = [];
-    const seen = new Set<number>();
     let j = i;
-    while (j >= 0 && depth[j] < 0 && !seen.has(j)) {
-      seen.add(j);
+    while (j >= 0 && depth[j] < 0 && chain.length <= n) {
       chain.push(j);
       j = parent[j];
+      if (j === i) break;
     }
     let d = j >= 0 && depth[j] >= 0 ? depth[j] + 1 : 0;
     for (let k = chain.length - 1; k >= 0; k--) depth[chain[k]] = d++;

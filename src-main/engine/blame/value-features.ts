@@ -3,10 +3,14 @@
  * addresses, URLs, ids (letters mixed with digits), numbers of two or more
  * digits, and capitalised names. Each comes out as "kind:normal form", so
  * "March 5, 2024" and "2024-03-05" are one date and "1,200" and "1200" one
- * number. Text is also cut into word 5-shingles for "this passage reappears
+ * number. Text is also cut into word k-shingles for "this passage reappears
  * there" (Broder 1997), sampled 0 mod 4 on long texts to keep the index small.
+ *
+ * One pass over the characters does both (no regular expression on the hot
+ * path, no string per word): lineage runs this on every field of every step,
+ * and 10,000 steps must take milliseconds.
  */
-import { STOPWORDS, wordsOf } from '../scoring/text-terms';
+import { STOPWORDS } from '../scoring/text-terms';
 
 export type ValueKind = 'date' | 'email' | 'url' | 'id' | 'number' | 'name';
 
@@ -20,77 +24,207 @@ export interface Value {
 const MONTHS: Record<string, string> = {
   jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', sept: '09', oct: '10', nov: '11', dec: '12',
 };
-const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
+const MONTH_WORD = /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)$/;
 const NAMED_DATE = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b/gi;
 const DAY_FIRST_DATE = /\b(\d{1,2})\s+(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.?,?\s+(\d{4})\b/gi;
 const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
-const URL = /\bhttps?:\/\/[^\s"'<>)]+/g;
-const ID = /\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}\b/g;
-const NUMBER = /(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w])/g;
-const NAME = /\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b/g;
-
-function pad2(s: string): string {
-  return s.length === 1 ? `0${s}` : s;
-}
+const URL_RE = /\bhttps?:\/\/[^\s"'<>)]+/g;
 
 // Capitalised words that start sentences and instructions rather than name things.
 const NAME_NOISE = new Set(
   ('find show list compare summarize summarise write get give tell explain describe calculate book check look search create ' +
     'make send hi hello thanks thank sure here yes note step task user assistant system context question answer plan result ' +
     'results query source sources passage document documents error warning okay ok let now first then next finally also ' +
-    'according however therefore today tomorrow yesterday total sorry unfortunately based use using call return returns').split(' '),
+    'according however therefore today tomorrow yesterday total sorry unfortunately based use using call return returns ' +
+    'january february march april may june july august september october november december monday tuesday wednesday ' +
+    'thursday friday saturday sunday').split(' '),
 );
 
-/** All values in `text` (earlier kinds win where matches overlap); `limit` caps the text scanned. */
-export function valuesOf(text: string, limit = 20_000): Value[] {
-  const t = text.length > limit ? text.slice(0, limit) : text;
-  const out: Value[] = [];
-  let covered: Uint8Array | null = null;
-  const free = (start: number, len: number): boolean => {
-    if (covered === null) return true;
-    for (let i = start; i < start + len; i++) if (covered[i] === 1) return false;
-    return true;
-  };
-  const cover = (start: number, len: number): void => {
-    if (covered === null) covered = new Uint8Array(t.length);
-    covered.fill(1, start, start + len);
-  };
-  const take = (re: RegExp, kind: ValueKind, norm: (m: RegExpExecArray) => string | null): void => {
-    re.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(t)) !== null) {
-      if (!free(m.index, m[0].length)) continue;
-      cover(m.index, m[0].length);
-      const n = norm(m);
-      if (n !== null) out.push({ kind, key: `${kind}:${n}`, raw: m[0] });
-    }
-  };
-  const digits = /\d/.test(t);
-  if (digits) {
-    take(ISO_DATE, 'date', (m) => `${m[1]}-${m[2]}-${m[3]}`);
-    take(NAMED_DATE, 'date', (m) => `${m[3]}-${MONTHS[m[1].toLowerCase().slice(0, 3)]}-${pad2(m[2])}`);
-    take(DAY_FIRST_DATE, 'date', (m) => `${m[3]}-${MONTHS[m[2].toLowerCase().slice(0, 3)]}-${pad2(m[1])}`);
-  }
-  if (t.includes('@')) take(EMAIL, 'email', (m) => m[0].toLowerCase());
-  if (t.includes('://')) take(URL, 'url', (m) => m[0].replace(/[.,;]+$/, ''));
-  if (digits) {
-    take(ID, 'id', (m) => m[0].toLowerCase());
-    take(NUMBER, 'number', (m) => {
-      const s = m[0].replace(/,/g, '').replace(/^\+/, '');
-      const v = Number(s);
-      if (!Number.isFinite(v)) return null;
-      // Single digits ("top 3", list markers) are too common to identify anything.
-      if (Math.abs(v) < 10 && Number.isInteger(v)) return null;
-      return String(v);
-    });
-  }
-  take(NAME, 'name', (m) => {
-    const words = m[0].split(/[ -]/).filter((w) => !STOPWORDS.has(w.toLowerCase()));
+export interface Scan {
+  values: Value[];
+  shingles: number[];
+}
+
+const enum C {
+  Other = 0,
+  Digit = 1,
+  Upper = 2,
+  Lower = 3,
+  Letter = 4,
+}
+
+function cls(c: number): C {
+  if (c >= 48 && c <= 57) return C.Digit;
+  if (c >= 97 && c <= 122) return C.Lower;
+  if (c >= 65 && c <= 90) return C.Upper;
+  // Latin-1 and beyond: letters of other scripts (a few symbols slip in; harmless for matching).
+  if (c >= 0xc0 && c !== 0xd7 && c !== 0xf7 && !(c >= 0x2000 && c <= 0x2bff) && !(c >= 0x3000 && c <= 0x303f)) return C.Letter;
+  return C.Other;
+}
+
+function pad2(s: string): string {
+  return s.length === 1 ? `0${s}` : s;
+}
+
+export interface ScanOptions {
+  k?: number;
+  maxChars?: number;
+  /** Texts of more words than this keep only shingles whose hash is 0 mod 4. */
+  sampleAbove?: number;
+  values?: boolean;
+  shingles?: boolean;
+}
+
+/** Values and word-shingle hashes of `text` in one pass. */
+export function scanText(text: string, opts: ScanOptions = {}): Scan {
+  const k = opts.k ?? 5;
+  const t = opts.maxChars !== undefined && text.length > opts.maxChars ? text.slice(0, opts.maxChars) : text;
+  const wantValues = opts.values !== false;
+  const wantShingles = opts.shingles !== false;
+  const values: Value[] = [];
+  const hashes: number[] = [];
+  const n = t.length;
+  let i = 0;
+  // Pending capitalised-name run.
+  let nameStart = -1;
+  let nameEnd = -1;
+  let sawMonth = false;
+  const flushName = (): void => {
+    if (nameStart < 0) return;
+    const raw = t.slice(nameStart, nameEnd);
+    nameStart = -1;
+    const words = raw.split(/[ -]/).filter((w) => !STOPWORDS.has(w.toLowerCase()));
     const key = words.join(' ').toLowerCase();
-    if (key.length < 3 || (words.length === 1 && NAME_NOISE.has(key))) return null;
-    return key;
-  });
-  return out;
+    if (key.length < 3 || (words.length === 1 && NAME_NOISE.has(key))) return;
+    values.push({ kind: 'name', key: `name:${key}`, raw: words.length === raw.split(/[ -]/).length ? raw : words.join(' ') });
+  };
+  while (i < n) {
+    let c = t.charCodeAt(i);
+    let k0 = cls(c);
+    if (k0 === C.Other) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let h = 2166136261;
+    let digits = 0;
+    let letters = 0;
+    let onlyNumberChars = true;
+    let firstUpper = k0 === C.Upper;
+    let restLower = true;
+    let pos = 0;
+    for (;;) {
+      if (k0 !== C.Other) {
+        const lc = k0 === C.Upper ? c + 32 : c;
+        h ^= lc;
+        h = Math.imul(h, 16777619);
+        if (k0 === C.Digit) digits++;
+        else {
+          letters++;
+          onlyNumberChars = false;
+          if (pos > 0 && k0 !== C.Lower) restLower = false;
+        }
+        pos++;
+        i++;
+      } else {
+        // A joiner continues the token only between two word characters: "ORD-99", "1,200.50", "don't".
+        const next = i + 1 < n ? cls(t.charCodeAt(i + 1)) : C.Other;
+        const prev = cls(t.charCodeAt(i - 1));
+        if (next === C.Other) break;
+        if (c === 45 || c === 95) {
+          onlyNumberChars = false;
+          restLower = false;
+          i++;
+        } else if ((c === 44 || c === 46) && prev === C.Digit && next === C.Digit) {
+          i++;
+        } else if ((c === 39 || c === 0x2019) && prev !== C.Digit && next !== C.Digit) {
+          i++;
+        } else break;
+      }
+      if (i >= n) break;
+      c = t.charCodeAt(i);
+      k0 = cls(c);
+    }
+    const end = i;
+    if (wantShingles) hashes.push(h >>> 0);
+    if (!wantValues) continue;
+    const len = end - start;
+    if (digits > 0) {
+      flushName();
+      const raw = t.slice(start, end);
+      if (len === 10 && digits === 8 && raw.charCodeAt(4) === 45 && raw.charCodeAt(7) === 45) {
+        values.push({ kind: 'date', key: `date:${raw}`, raw });
+      } else if (onlyNumberChars) {
+        const v = Number(raw.replace(/,/g, ''));
+        // Single digits ("top 3", list markers) are too common to identify anything.
+        if (Number.isFinite(v) && !(Math.abs(v) < 10 && Number.isInteger(v))) values.push({ kind: 'number', key: `number:${v}`, raw });
+      } else if (len >= 4) {
+        values.push({ kind: 'id', key: `id:${raw.toLowerCase()}`, raw });
+      }
+      continue;
+    }
+    if (firstUpper && restLower && letters >= 3 && letters === len) {
+      if (!sawMonth && len <= 9 && MONTH_WORD.test(t.slice(start, end).toLowerCase())) sawMonth = true;
+      // Extend a run of capitalised words separated by one space or hyphen.
+      if (nameStart >= 0 && start - nameEnd === 1 && (t.charCodeAt(nameEnd) === 32 || t.charCodeAt(nameEnd) === 45)) nameEnd = end;
+      else {
+        flushName();
+        nameStart = start;
+        nameEnd = end;
+      }
+    } else flushName();
+  }
+  flushName();
+  if (wantValues) {
+    if (sawMonth) {
+      for (const re of [NAMED_DATE, DAY_FIRST_DATE]) {
+        re.lastIndex = 0;
+        let m: RegExpExecArray | null;
+        while ((m = re.exec(t)) !== null) {
+          const [month, day, year] = re === NAMED_DATE ? [m[1], m[2], m[3]] : [m[2], m[1], m[3]];
+          values.push({ kind: 'date', key: `date:${year}-${MONTHS[month.toLowerCase().slice(0, 3)] ?? MONTHS[month.toLowerCase().slice(0, 4)]}-${pad2(day)}`, raw: m[0] });
+        }
+      }
+    }
+    if (t.includes('@')) {
+      EMAIL.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = EMAIL.exec(t)) !== null) values.push({ kind: 'email', key: `email:${m[0].toLowerCase()}`, raw: m[0] });
+    }
+    if (t.includes('://')) {
+      URL_RE.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = URL_RE.exec(t)) !== null) {
+        const u = m[0].replace(/[.,;]+$/, '');
+        values.push({ kind: 'url', key: `url:${u}`, raw: u });
+      }
+    }
+  }
+  let shingles: number[] = [];
+  if (wantShingles) {
+    const words = hashes.length;
+    if (words < k) shingles = words >= 2 ? [combine(hashes)] : [];
+    else {
+      const sample = words > (opts.sampleAbove ?? 24);
+      for (let s = 0; s + k <= words; s++) {
+        let x = 0;
+        for (let j = 0; j < k; j++) x = (Math.imul(x, 31) + hashes[s + j]) >>> 0;
+        if (!sample || (x & 3) === 0) shingles.push(x);
+      }
+    }
+  }
+  return { values, shingles };
+}
+
+function combine(hs: number[]): number {
+  let h = 7;
+  for (const x of hs) h = (Math.imul(h, 31) + x) >>> 0;
+  return h;
+}
+
+/** All values in `text`; `limit` caps the text scanned. */
+export function valuesOf(text: string, limit = 20_000): Value[] {
+  return scanText(text, { maxChars: limit, shingles: false }).values;
 }
 
 export function valueKeySet(text: string, limit?: number): Set<string> {
@@ -99,36 +233,7 @@ export function valueKeySet(text: string, limit?: number): Set<string> {
   return s;
 }
 
-function hashWord(w: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < w.length; i++) {
-    h ^= w.charCodeAt(i);
-    h = Math.imul(h, 16777619);
-  }
-  return h >>> 0;
-}
-
-/**
- * Hashes of word k-shingles. Texts of more than `sampleAbove` words keep only
- * the shingles whose hash is 0 mod 4; two texts sharing a long passage still
- * share about a quarter of its shingles.
- */
+/** Hashes of word k-shingles (sampled 0 mod 4 above `sampleAbove` words). */
 export function shinglesOf(text: string, k: number, maxWords: number, sampleAbove = 24): number[] {
-  const words = wordsOf(text, maxWords);
-  if (words.length < k) return words.length >= 2 ? [combine(words.map(hashWord))] : [];
-  const hashes = words.map(hashWord);
-  const sample = words.length > sampleAbove;
-  const out: number[] = [];
-  for (let i = 0; i + k <= hashes.length; i++) {
-    let h = 0;
-    for (let j = 0; j < k; j++) h = (Math.imul(h, 31) + hashes[i + j]) >>> 0;
-    if (!sample || (h & 3) === 0) out.push(h);
-  }
-  return out;
-}
-
-function combine(hs: number[]): number {
-  let h = 7;
-  for (const x of hs) h = (Math.imul(h, 31) + x) >>> 0;
-  return h;
+  return scanText(text, { k, maxChars: maxWords * 12, values: false, sampleAbove }).shingles;
 }

@@ -166,3 +166,21 @@ describe('importing a native trace file', () => {
     expect(getRunDetail(db, 'k').run.status).toBe('ok');
   });
 });
+
+describe('fork provenance', () => {
+  it('a forked run that diverged says so: run-end provenance replaces the one from run-start', () => {
+    const dir = tmp();
+    const file = path.join(dir, 'fork.jsonl');
+    const recs = syntheticRunRecords({ runId: 'fk', steps: 1 }) as unknown as Record<string, unknown>[];
+    const prov = { source_run_id: 'src', experiment_id: 'e1', arm: 'treatment', fork_step_key: 'a#0', trial: 1 };
+    recs[0].provenance = prov;
+    recs[recs.length - 1].provenance = { ...prov, diverged: true, divergence: 'input of a#0 changed' };
+    fs.writeFileSync(file, recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const db = openDatabase(':memory:');
+    importFile(db, file);
+    const run = getRunDetail(db, 'fk').run;
+    expect(run.forked).toBe(true);
+    expect(run.provenance).toMatchObject({ diverged: true, divergence: 'input of a#0 changed' });
+    expect(run.extra).toEqual({});
+  });
+});

@@ -72,7 +72,7 @@ const KNOWN: Record<TraceRecord['type'], Set<string>> = {
   'step-end': new Set(['type', 'run_id', 'step_id', 'ts', 'status', 'output', 'error', 'model', 'usage', 'metadata', 'replayed']),
   score: new Set(['type', 'run_id', 'step_id', 'name', 'value', 'explanation', 'ts']),
   verdict: new Set(['type', 'run_id', 'pass', 'detail', 'expected', 'ts']),
-  'run-end': new Set(['type', 'run_id', 'ts', 'status', 'output', 'error']),
+  'run-end': new Set(['type', 'run_id', 'ts', 'status', 'output', 'error', 'provenance']),
 };
 
 /** Unknown fields, kept verbatim so nothing a user recorded is lost. */
@@ -174,6 +174,8 @@ export function patchesFor(record: TraceRecord): RecordPatches {
           ended_at: record.ts,
           output: json('output', record.output),
           error: json('error', record.error),
+          // A forked run knows whether it diverged only at its end.
+          provenance: json('provenance', record.provenance) ?? undefined,
           extra,
         },
         truncated,

@@ -14,6 +14,14 @@ function keySegment(name: string): string {
   return /[%/#]/.test(name) ? name.replace(/[%/#]/g, (c) => encodeURIComponent(c)) : name;
 }
 
+// Math.min(...list) overflows the stack past ~100k arguments; traces get that big.
+function minOf(values: number[]): number {
+  return values.reduce((m, v) => (v < m ? v : m), Infinity);
+}
+function maxOf(values: number[]): number {
+  return values.reduce((m, v) => (v > m ? v : m), -Infinity);
+}
+
 function syntheticRoot(missingId: string, children: ForeignStep[]): ForeignStep {
   const ends = children.map((c) => c.end).filter((e): e is number => e !== null);
   return {
@@ -21,8 +29,8 @@ function syntheticRoot(missingId: string, children: ForeignStep[]): ForeignStep 
     parentId: null,
     name: `(missing parent ${missingId})`,
     type: 'generic',
-    start: Math.min(...children.map((c) => c.start)),
-    end: ends.length ? Math.max(...ends) : null,
+    start: minOf(children.map((c) => c.start)),
+    end: ends.length ? maxOf(ends) : null,
     status: 'ok',
     startMetadata: { synthetic: true, missing_step_id: missingId },
     endMetadata: {},
@@ -137,7 +145,7 @@ export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord
     v: TRACE_FORMAT_VERSION,
     run_id: run.runId,
     pipeline: run.pipeline,
-    ts: Math.min(...ordered.map((s) => s.start)),
+    ts: minOf(ordered.map((s) => s.start)),
     ...(run.input !== undefined ? { input: run.input } : root?.input !== undefined ? { input: root.input } : {}),
     source_format: run.format,
     ...run.extra,
@@ -182,7 +190,7 @@ export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord
     records.push({
       type: 'run-end',
       run_id: run.runId,
-      ts: Math.max(...ordered.map((s) => s.end!)),
+      ts: maxOf(ordered.map((s) => s.end!)),
       status: root.status,
       ...(run.output !== undefined ? { output: run.output } : root.output !== undefined ? { output: root.output } : {}),
       ...(root.error ? { error: root.error } : {}),
