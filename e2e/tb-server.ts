@@ -49,12 +49,16 @@ export async function startTbServer(opts: { home?: string; demo?: boolean } = {}
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const ready = await new Promise<{ url: string; port: number; token: string }>((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
+    // The ready document is meant to be one line; a pretty-printed one is accepted too.
+    let pending = '';
     lines.on('line', (line) => {
+      pending = pending ? `${pending}\n${line}` : line;
       try {
-        const parsed = JSON.parse(line) as { url?: string; port?: number; token?: string };
+        const parsed = JSON.parse(pending) as { url?: string; port?: number; token?: string };
+        pending = '';
         if (parsed.url && parsed.port && parsed.token) resolve(parsed as { url: string; port: number; token: string });
       } catch {
-        // Not the ready line.
+        if (!pending.trimStart().startsWith('{')) pending = '';
       }
     });
     child.once('exit', (code) => reject(new Error(`tb serve exited ${code} before it was ready:\n${stderr}`)));

@@ -2,8 +2,10 @@
  * `tb selfcheck`: does "which step?" find a fault when we know where it is?
  * In a throwaway home it plants a fault at a known step, records a failing
  * run and a passing one, asks blame for candidates, confirms them by
- * counterfactual (transplanting the passing run's outputs), and checks that
- * the step named root cause is the planted one. Faults are planted in the
+ * counterfactual (transplanting the passing run's outputs; by default also
+ * the earlier steps whose outputs differ, since blame may name a step that
+ * only carried the fault), and checks that the step named root cause is the
+ * planted one. Faults are planted in the
  * experiment stub pipeline (at plan, search or write) and in the
  * research-team demo (its planner; the demo has no other plantable fault).
  * Exit 0 when every planted fault was found, 1 otherwise.
@@ -34,20 +36,19 @@ export interface PlantedFaultResult {
   error: string | null;
 }
 
-async function checkOne(engine: Engine, pipeline: string, plantedAt: string, failingRunId: string, passingRunId: string, opts: { n: number; parallel?: number; allSteps: boolean }): Promise<PlantedFaultResult> {
+async function checkOne(engine: Engine, pipeline: string, plantedAt: string, failingRunId: string, passingRunId: string, opts: { n: number; parallel?: number; scope: 'blamed' | 'upstream' }): Promise<PlantedFaultResult> {
   const result: PlantedFaultResult = { pipeline, planted_at: plantedAt, blame_candidates: [], root_cause: null, found: false, confirmation: null, error: null };
   try {
     const detail = await callEngine(engine, 'getRun', { runId: failingRunId });
     const keyOf = (stepId: string) => detail.steps.find((s) => s.step_id === stepId)?.replay_key ?? stepId;
     const blame = await callEngine(engine, 'blameRun', { runId: failingRunId });
     result.blame_candidates = [...blame.blamed, ...blame.co_blamed].map((b) => keyOf(b.step_id));
-    const candidates = opts.allSteps ? detail.steps.map((s) => s.replay_key) : undefined;
     const c = await callEngine(engine, 'confirmBlame', {
       runId: failingRunId,
       referenceRunId: passingRunId,
       n: opts.n,
       approve: true,
-      ...(candidates ? { candidates } : {}),
+      scope: opts.scope,
       ...(opts.parallel ? { parallel: opts.parallel } : {}),
     });
     result.confirmation = c;
@@ -59,37 +60,41 @@ async function checkOne(engine: Engine, pipeline: string, plantedAt: string, fai
   return result;
 }
 
-export async function runSelfcheck(opts: { n: number; parallel?: number; faults: string[]; demo: boolean; allSteps: boolean; log: (l: string) => void }): Promise<PlantedFaultResult[]> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-selfcheck-'));
-  const engine = createEngine({ home });
+export interface SelfcheckOptions {
+  n: number;
+  parallel?: number;
+  faults: string[];
+  demo: boolean;
+  scope: 'blamed' | 'upstream';
+  log: (l: string) => void;
+}
+
+/** Runs the planted-fault checks on `engine`, whose home should be a throwaway one. */
+export async function runSelfcheck(engine: Engine, opts: SelfcheckOptions): Promise<PlantedFaultResult[]> {
+  const home = engine.paths.home;
   const results: PlantedFaultResult[] = [];
-  try {
-    const calls = path.join(home, 'calls');
-    const target = { paths: engine.paths, db: engine.db, calls };
-    const passing = recordStubRun(target);
-    for (const fault of opts.faults) {
-      opts.log(`planting a fault at ${fault}#0 of the stub pipeline…`);
-      const failing = recordStubRun(target, ['--fault', fault]);
-      const r = await checkOne(engine, 'stub-research', `${fault}#0`, failing.run.run_id, passing.run.run_id, opts);
+  const calls = path.join(home, 'calls');
+  const target = { paths: engine.paths, db: engine.db, calls };
+  const passing = recordStubRun(target);
+  for (const fault of opts.faults) {
+    opts.log(`planting a fault at ${fault}#0 of the stub pipeline…`);
+    const failing = recordStubRun(target, ['--fault', fault]);
+    const r = await checkOne(engine, 'stub-research', `${fault}#0`, failing.run.run_id, passing.run.run_id, opts);
+    opts.log(describe(r));
+    results.push(r);
+  }
+  if (opts.demo) {
+    opts.log('recording the research-team demo with its planted planner fault, and its fixed variant…');
+    const fixed = await runResearchTeam({ home, variant: 'fixed' });
+    const planted = await runResearchTeam({ home, variant: 'planted' });
+    await callEngine(engine, 'importPaths', { paths: [engine.paths.inbox] });
+    if (!fixed.runId || !planted.runId || !fixed.pass || planted.pass) {
+      results.push({ pipeline: 'research-team', planted_at: 'planner#0', blame_candidates: [], root_cause: null, found: false, confirmation: null, error: 'the demo did not record one failing and one passing run' });
+    } else {
+      const r = await checkOne(engine, 'research-team', 'planner#0', planted.runId, fixed.runId, opts);
       opts.log(describe(r));
       results.push(r);
     }
-    if (opts.demo) {
-      opts.log('recording the research-team demo with its planted planner fault, and its fixed variant…');
-      const fixed = await runResearchTeam({ home, variant: 'fixed' });
-      const planted = await runResearchTeam({ home, variant: 'planted' });
-      await callEngine(engine, 'importPaths', { paths: [engine.paths.inbox] });
-      if (!fixed.runId || !planted.runId || !fixed.pass || planted.pass) {
-        results.push({ pipeline: 'research-team', planted_at: 'planner#0', blame_candidates: [], root_cause: null, found: false, confirmation: null, error: 'the demo did not record one failing and one passing run' });
-      } else {
-        const r = await checkOne(engine, 'research-team', 'planner#0', planted.runId, fixed.runId, opts);
-        opts.log(describe(r));
-        results.push(r);
-      }
-    }
-  } finally {
-    await engine.close();
-    fs.rmSync(home, { recursive: true, force: true });
   }
   return results;
 }
@@ -103,22 +108,27 @@ function describe(r: PlantedFaultResult): string {
 
 export const selfcheckCommand: Command = {
   name: 'selfcheck',
-  usage: `tb selfcheck [-n N] [--parallel P] [--faults ${STUB_FAULTS.join(',')}] [--no-demo] [--all-steps] [--json]`,
+  usage: `tb selfcheck [-n N] [--parallel P] [--faults ${STUB_FAULTS.join(',')}] [--no-demo] [--blamed-only] [--json]`,
   summary: 'plant known faults in a pipeline and check that blame + fork experiments find them (runs in a throwaway home)',
-  flags: { values: ['n', 'parallel', 'faults'], booleans: ['no-demo', 'all-steps'] },
+  flags: { values: ['n', 'parallel', 'faults'], booleans: ['no-demo', 'blamed-only'] },
   async run(ctx) {
     const n = numberFlag(ctx.args, 'n', { min: 1, max: 100, integer: true }) ?? 5;
     const parallel = numberFlag(ctx.args, 'parallel', { min: 1, max: 64, integer: true });
     const faults = (ctx.args.values.faults ?? STUB_FAULTS.join(',')).split(',').map((f) => f.trim()).filter(Boolean);
     for (const f of faults) if (!(STUB_FAULTS as readonly string[]).includes(f)) throw new UsageError(`--faults: unknown step "${f}" (known: ${STUB_FAULTS.join(', ')})`);
     const json = ctx.args.booleans.has('json');
-    const results = await runSelfcheck({
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-selfcheck-'));
+    const engine = createEngine({ home });
+    const results = await runSelfcheck(engine, {
       n,
       parallel,
       faults,
       demo: !ctx.args.booleans.has('no-demo'),
-      allSteps: ctx.args.booleans.has('all-steps'),
+      scope: ctx.args.booleans.has('blamed-only') ? 'blamed' : 'upstream',
       log: json ? () => {} : (l) => ctx.err(l),
+    }).finally(async () => {
+      await engine.close();
+      fs.rmSync(home, { recursive: true, force: true });
     });
     const found = results.filter((r) => r.found).length;
     if (json) ctx.json({ found, planted: results.length, n, results });

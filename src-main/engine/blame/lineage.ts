@@ -17,7 +17,7 @@ import type { Json } from '../../../src-shared/trace-format';
 import type { Settings } from '../scoring/settings';
 import { isObj, jsonText, llmText } from '../scoring/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
-import { scanText, shinglesOf, valuesOf, type Value } from './value-features';
+import { scanJson, scanText, type Value } from './value-features';
 
 export const RUN_INPUT = -1;
 
@@ -27,8 +27,12 @@ export interface Lineage {
   /** True when a step's input matched nothing and is taken to come from its parent's input. */
   fromParent: boolean[];
   consumers: number[][];
-  inText: string[];
-  outText: string[];
+  /** Word-sequence hashes of each step's input and output (see scanJson). */
+  inHash: Uint32Array;
+  outHash: Uint32Array;
+  /** Text of a step's input or output, computed on first use. */
+  inTextOf(p: number): string;
+  outTextOf(p: number): string;
   inValues: Value[][];
   outValues: Value[][];
   runInputText: string;
@@ -121,8 +125,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const inProducers: number[][] = Array.from({ length: n }, () => []);
   const outProducers: number[][] = Array.from({ length: n }, () => []);
   const fromParent: boolean[] = new Array(n).fill(false);
-  const inText: string[] = new Array(n).fill('');
-  const outText: string[] = new Array(n).fill('');
+  const inHash = new Uint32Array(n);
+  const outHash = new Uint32Array(n);
   const inValues: Value[][] = new Array(n);
   const outValues: Value[][] = new Array(n);
   const latestValue = new Map<string, number>();
@@ -156,9 +160,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
 
   const start = (p: number): void => {
     const s = g.steps[p];
-    const text = jsonText(s.input, maxChars);
-    inText[p] = text;
-    const scan = scanText(text, { k: L.shingle_tokens, maxChars });
+    const scan = scanJson(s.input, { k: L.shingle_tokens, maxChars });
+    inHash[p] = scan.contentHash;
     const vals = scan.values;
     inValues[p] = vals;
     for (const v of vals) {
@@ -182,9 +185,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
 
   const end = (q: number): void => {
     const s = g.steps[q];
-    const text = jsonText(s.output, maxChars);
-    outText[q] = text;
-    const scan = scanText(text, { k: L.shingle_tokens, maxChars });
+    const scan = scanJson(s.output, { k: L.shingle_tokens, maxChars });
+    outHash[q] = scan.contentHash;
     const vals = scan.values;
     outValues[q] = vals;
     const sh = scan.shingles;
@@ -245,13 +247,25 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     for (const q of inProducers[p]) if (q >= 0) consumers[q].push(p);
     for (const q of outProducers[p]) consumers[q].push(p);
   }
+  const inCache = new Map<number, string>();
+  const outCache = new Map<number, string>();
   const lin: Lineage = {
     inProducers,
     outProducers,
     fromParent,
     consumers,
-    inText,
-    outText,
+    inHash,
+    outHash,
+    inTextOf(p) {
+      let t = inCache.get(p);
+      if (t === undefined) inCache.set(p, (t = jsonText(g.steps[p].input, maxChars)));
+      return t;
+    },
+    outTextOf(p) {
+      let t = outCache.get(p);
+      if (t === undefined) outCache.set(p, (t = jsonText(g.steps[p].output, maxChars)));
+      return t;
+    },
     inValues,
     outValues,
     runInputText,
@@ -275,17 +289,31 @@ function norm(t: string): string {
  */
 export function findFinalProducer(g: RunGraph, lin: Lineage): number {
   const n = g.steps.length;
-  const runOut = norm(jsonText(g.detail.run.output));
-  if (runOut !== '') {
-    const runLlm = norm(llmText(g.detail.run.output));
+  const runOutput = g.detail.run.output;
+  const runHash = scanJson(runOutput, { values: false, shingles: false }).contentHash;
+  const runWords = scanJson(runOutput, { values: false, shingles: false }).words;
+  if (runWords > 0) {
+    const runLlmHash = scanJson(llmText(runOutput), { values: false, shingles: false }).contentHash;
     const candidates: number[] = [];
     for (let p = 0; p < n; p++) {
-      if (!g.live[p] || g.steps[p].status !== 'ok') continue;
+      if (!g.live[p] || g.steps[p].status !== 'ok' || g.steps[p].output === null) continue;
       const s = g.steps[p];
-      const t = norm(lin.outText[p] || jsonText(s.output));
-      if (t === '') continue;
-      const llm = s.type === 'llm' ? norm(llmText(s.output)) : t;
-      if (t === runOut || llm === runOut || llm === runLlm || (runOut.length >= 20 && (t.includes(runOut) || llm.includes(runLlm)))) candidates.push(p);
+      if (lin.outHash[p] === runHash || lin.outHash[p] === runLlmHash) candidates.push(p);
+      else if (s.type === 'llm' && typeof s.output !== 'string') {
+        const h = scanJson(llmText(s.output), { values: false, shingles: false }).contentHash;
+        if (h === runHash || h === runLlmHash) candidates.push(p);
+      }
+    }
+    if (candidates.length === 0) {
+      // The run output may quote a step's answer inside more text, or the reverse.
+      const runOut = norm(jsonText(runOutput));
+      if (runOut.length >= 20) {
+        for (let p = 0; p < n; p++) {
+          if (!g.live[p] || g.steps[p].status !== 'ok' || g.steps[p].output === null) continue;
+          const t = norm(g.steps[p].type === 'llm' ? llmText(g.steps[p].output) : lin.outTextOf(p));
+          if (t.length >= 20 && (t.includes(runOut) || runOut.includes(t))) candidates.push(p);
+        }
+      }
     }
     let best = -1;
     for (const c of candidates) {
@@ -311,7 +339,7 @@ export function findFinalProducer(g: RunGraph, lin: Lineage): number {
     const next = lin.outProducers[cur].filter((c) => g.parent[c] === cur);
     if (next.length === 0) break;
     const c = next[next.length - 1];
-    if (norm(lin.outText[c]) !== norm(lin.outText[cur]) && g.steps[c].type !== 'llm') break;
+    if (lin.outHash[c] !== lin.outHash[cur] && g.steps[c].type !== 'llm') break;
     cur = c;
   }
   return cur;

@@ -19,8 +19,7 @@ export interface LoopInfo {
 
 function fingerprint(g: RunGraph, lin: Lineage, p: number): string {
   const s = g.steps[p];
-  const text = s.type === 'llm' ? lin.outText[p] : lin.inText[p];
-  return `${s.name}\u0000${s.type}\u0000${text.length > 2000 ? text.slice(0, 2000) : text}`;
+  return `${s.name}\u0000${s.type}\u0000${s.type === 'llm' ? lin.outHash[p] : lin.inHash[p]}`;
 }
 
 export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopInfo[] {

@@ -37,12 +37,12 @@ export function expectedFindings(w: BlameWork): Finding[] {
     return coverage(eTerms, termSet(text, 20_000));
   };
   const f = lin.finalProducer;
-  const finalCov = f >= 0 ? cov(lin.outValues[f], lin.outText[f]) : cov(valuesOf(lin.runInputText), '');
+  const finalCov = f >= 0 ? cov(lin.outValues[f], lin.outTextOf(f)) : cov(valuesOf(lin.runInputText), '');
   if (f >= 0 && finalCov >= at) return [];
 
   const n = g.steps.length;
   const present: number[] = [];
-  for (let p = 0; p < n; p++) if (g.live[p] && p !== f && g.steps[p].status === 'ok' && cov(lin.outValues[p], lin.outText[p]) >= at) present.push(p);
+  for (let p = 0; p < n; p++) if (g.live[p] && p !== f && g.steps[p].status === 'ok' && cov(lin.outValues[p], lin.outTextOf(p)) >= at) present.push(p);
   const st = w.settings.blame.strength;
   const expectedEv = quoteRun(w.detail.run, 'verdict', eVals[0]?.raw ?? expected.slice(0, 60));
 
@@ -80,7 +80,7 @@ export function expectedFindings(w: BlameWork): Finding[] {
       if (presentSet.has(c) || isAncestor(g, c, p) || !g.live[c]) continue;
       const t = g.steps[c].type;
       if (t === 'tool' || t === 'retrieval') continue;
-      if (cov(lin.inValues[c], lin.inText[c]) < at) continue;
+      if (cov(lin.inValues[c], lin.inTextOf(c)) < at) continue;
       return [
         {
           pos: c,

@@ -152,7 +152,7 @@ export function droppedContextFindings(w: BlameWork): Finding[] {
     if (!passages || passages.length === 0) continue;
     const question = questionOf(w, s.input);
     const scores = w.relevance.score(question, passages);
-    const outText = w.lineage.outText[p];
+    const outText = w.lineage.outTextOf(p);
     const outSet = new Set(shinglesOf(outText, k, 1_000_000, Number.POSITIVE_INFINITY));
     const outNorm = outText.replace(/\s+/g, ' ').toLowerCase();
     let keptMax = 0;

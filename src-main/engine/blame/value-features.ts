@@ -10,6 +10,7 @@
  * path, no string per word): lineage runs this on every field of every step,
  * and 10,000 steps must take milliseconds.
  */
+import type { Json } from '../../../src-shared/trace-format';
 import { STOPWORDS } from '../scoring/text-terms';
 
 export type ValueKind = 'date' | 'email' | 'url' | 'id' | 'number' | 'name';
@@ -43,6 +44,9 @@ const NAME_NOISE = new Set(
 export interface Scan {
   values: Value[];
   shingles: number[];
+  /** Hash of the word sequence: equal for texts that differ only in punctuation, spacing or case. */
+  contentHash: number;
+  words: number;
 }
 
 const enum C {
@@ -54,12 +58,13 @@ const enum C {
 }
 
 function cls(c: number): C {
-  if (c >= 48 && c <= 57) return C.Digit;
   if (c >= 97 && c <= 122) return C.Lower;
+  if (c >= 48 && c <= 57) return C.Digit;
   if (c >= 65 && c <= 90) return C.Upper;
-  // Latin-1 and beyond: letters of other scripts (a few symbols slip in; harmless for matching).
-  if (c >= 0xc0 && c !== 0xd7 && c !== 0xf7 && !(c >= 0x2000 && c <= 0x2bff) && !(c >= 0x3000 && c <= 0x303f)) return C.Letter;
-  return C.Other;
+  if (c < 0xc0) return C.Other;
+  // Letters of other scripts (a few symbols slip in; harmless for matching).
+  if (c === 0xd7 || c === 0xf7 || (c >= 0x2000 && c <= 0x2bff) || (c >= 0x3000 && c <= 0x303f)) return C.Other;
+  return C.Letter;
 }
 
 function pad2(s: string): string {
@@ -75,29 +80,78 @@ export interface ScanOptions {
   shingles?: boolean;
 }
 
-/** Values and word-shingle hashes of `text` in one pass. */
-export function scanText(text: string, opts: ScanOptions = {}): Scan {
-  const k = opts.k ?? 5;
-  const t = opts.maxChars !== undefined && text.length > opts.maxChars ? text.slice(0, opts.maxChars) : text;
-  const wantValues = opts.values !== false;
-  const wantShingles = opts.shingles !== false;
-  const values: Value[] = [];
-  const hashes: number[] = [];
+interface ScanState {
+  values: Value[];
+  hashes: number[];
+  wantValues: boolean;
+  budget: number;
+}
+
+function pushName(t: string, start: number, end: number, values: Value[]): void {
+  const raw = t.slice(start, end);
+  const parts = raw.split(/[ -]/);
+  const words = parts.filter((w) => !STOPWORDS.has(w.toLowerCase()));
+  const key = words.join(' ').toLowerCase();
+  if (key.length < 3 || (words.length === 1 && NAME_NOISE.has(key))) return;
+  values.push({ kind: 'name', key: `name:${key}`, raw: words.length === parts.length ? raw : words.join(' ') });
+}
+
+function pushDigitToken(t: string, start: number, end: number, digits: number, onlyNumberChars: boolean, values: Value[]): void {
+  const len = end - start;
+  if (len === 10 && digits === 8 && t.charCodeAt(start + 4) === 45 && t.charCodeAt(start + 7) === 45) {
+    const raw = t.slice(start, end);
+    values.push({ kind: 'date', key: `date:${raw}`, raw });
+  } else if (onlyNumberChars) {
+    // Single digits ("top 3", list markers) are too common to identify anything.
+    if (len === 1) return;
+    const raw = t.slice(start, end);
+    const v = Number(raw.includes(',') ? raw.replace(/,/g, '') : raw);
+    if (Number.isFinite(v) && !(Math.abs(v) < 10 && Number.isInteger(v))) values.push({ kind: 'number', key: `number:${v}`, raw });
+  } else if (len >= 4) {
+    const raw = t.slice(start, end);
+    values.push({ kind: 'id', key: `id:${raw.toLowerCase()}`, raw });
+  }
+}
+
+function pushRareValues(t: string, sawMonth: boolean, values: Value[]): void {
+  if (sawMonth) {
+    for (const re of [NAMED_DATE, DAY_FIRST_DATE]) {
+      re.lastIndex = 0;
+      let m: RegExpExecArray | null;
+      while ((m = re.exec(t)) !== null) {
+        const [month, day, year] = re === NAMED_DATE ? [m[1], m[2], m[3]] : [m[2], m[1], m[3]];
+        values.push({ kind: 'date', key: `date:${year}-${MONTHS[month.toLowerCase().slice(0, 3)]}-${pad2(day)}`, raw: m[0] });
+      }
+    }
+  }
+  if (t.includes('@')) {
+    EMAIL.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = EMAIL.exec(t)) !== null) values.push({ kind: 'email', key: `email:${m[0].toLowerCase()}`, raw: m[0] });
+  }
+  if (t.includes('://')) {
+    URL_RE.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = URL_RE.exec(t)) !== null) {
+      const u = m[0].replace(/[.,;]+$/, '');
+      values.push({ kind: 'url', key: `url:${u}`, raw: u });
+    }
+  }
+}
+
+// Hot loop: no closures (captured variables would live on the heap) and no regular expressions.
+function scanInto(text: string, st: ScanState): void {
+  const t = text.length > st.budget ? text.slice(0, st.budget) : text;
+  st.budget -= t.length + 1;
+  const values = st.values;
+  const hashes = st.hashes;
+  const wantValues = st.wantValues;
   const n = t.length;
   let i = 0;
-  // Pending capitalised-name run.
+  // Pending run of capitalised words (a name).
   let nameStart = -1;
   let nameEnd = -1;
   let sawMonth = false;
-  const flushName = (): void => {
-    if (nameStart < 0) return;
-    const raw = t.slice(nameStart, nameEnd);
-    nameStart = -1;
-    const words = raw.split(/[ -]/).filter((w) => !STOPWORDS.has(w.toLowerCase()));
-    const key = words.join(' ').toLowerCase();
-    if (key.length < 3 || (words.length === 1 && NAME_NOISE.has(key))) return;
-    values.push({ kind: 'name', key: `name:${key}`, raw: words.length === raw.split(/[ -]/).length ? raw : words.join(' ') });
-  };
   while (i < n) {
     let c = t.charCodeAt(i);
     let k0 = cls(c);
@@ -110,14 +164,12 @@ export function scanText(text: string, opts: ScanOptions = {}): Scan {
     let digits = 0;
     let letters = 0;
     let onlyNumberChars = true;
-    let firstUpper = k0 === C.Upper;
+    const firstUpper = k0 === C.Upper;
     let restLower = true;
     let pos = 0;
     for (;;) {
       if (k0 !== C.Other) {
-        const lc = k0 === C.Upper ? c + 32 : c;
-        h ^= lc;
-        h = Math.imul(h, 16777619);
+        h = Math.imul(h ^ (k0 === C.Upper ? c + 32 : c), 16777619);
         if (k0 === C.Digit) digits++;
         else {
           letters++;
@@ -128,16 +180,17 @@ export function scanText(text: string, opts: ScanOptions = {}): Scan {
         i++;
       } else {
         // A joiner continues the token only between two word characters: "ORD-99", "1,200.50", "don't".
-        const next = i + 1 < n ? cls(t.charCodeAt(i + 1)) : C.Other;
-        const prev = cls(t.charCodeAt(i - 1));
+        if (i + 1 >= n) break;
+        const next = cls(t.charCodeAt(i + 1));
         if (next === C.Other) break;
+        const prevDigit = cls(t.charCodeAt(i - 1)) === C.Digit;
         if (c === 45 || c === 95) {
           onlyNumberChars = false;
           restLower = false;
           i++;
-        } else if ((c === 44 || c === 46) && prev === C.Digit && next === C.Digit) {
+        } else if ((c === 44 || c === 46) && prevDigit && next === C.Digit) {
           i++;
-        } else if ((c === 39 || c === 0x2019) && prev !== C.Digit && next !== C.Digit) {
+        } else if ((c === 39 || c === 0x2019) && !prevDigit && next !== C.Digit) {
           i++;
         } else break;
       }
@@ -145,65 +198,44 @@ export function scanText(text: string, opts: ScanOptions = {}): Scan {
       c = t.charCodeAt(i);
       k0 = cls(c);
     }
-    const end = i;
-    if (wantShingles) hashes.push(h >>> 0);
+    hashes.push(h >>> 0);
     if (!wantValues) continue;
-    const len = end - start;
     if (digits > 0) {
-      flushName();
-      const raw = t.slice(start, end);
-      if (len === 10 && digits === 8 && raw.charCodeAt(4) === 45 && raw.charCodeAt(7) === 45) {
-        values.push({ kind: 'date', key: `date:${raw}`, raw });
-      } else if (onlyNumberChars) {
-        const v = Number(raw.replace(/,/g, ''));
-        // Single digits ("top 3", list markers) are too common to identify anything.
-        if (Number.isFinite(v) && !(Math.abs(v) < 10 && Number.isInteger(v))) values.push({ kind: 'number', key: `number:${v}`, raw });
-      } else if (len >= 4) {
-        values.push({ kind: 'id', key: `id:${raw.toLowerCase()}`, raw });
+      if (nameStart >= 0) {
+        pushName(t, nameStart, nameEnd, values);
+        nameStart = -1;
       }
+      pushDigitToken(t, start, i, digits, onlyNumberChars, values);
       continue;
     }
+    const len = i - start;
     if (firstUpper && restLower && letters >= 3 && letters === len) {
-      if (!sawMonth && len <= 9 && MONTH_WORD.test(t.slice(start, end).toLowerCase())) sawMonth = true;
+      if (!sawMonth && len <= 9 && MONTH_WORD.test(t.slice(start, i).toLowerCase())) sawMonth = true;
       // Extend a run of capitalised words separated by one space or hyphen.
-      if (nameStart >= 0 && start - nameEnd === 1 && (t.charCodeAt(nameEnd) === 32 || t.charCodeAt(nameEnd) === 45)) nameEnd = end;
+      if (nameStart >= 0 && start - nameEnd === 1 && (t.charCodeAt(nameEnd) === 32 || t.charCodeAt(nameEnd) === 45)) nameEnd = i;
       else {
-        flushName();
+        if (nameStart >= 0) pushName(t, nameStart, nameEnd, values);
         nameStart = start;
-        nameEnd = end;
+        nameEnd = i;
       }
-    } else flushName();
-  }
-  flushName();
-  if (wantValues) {
-    if (sawMonth) {
-      for (const re of [NAMED_DATE, DAY_FIRST_DATE]) {
-        re.lastIndex = 0;
-        let m: RegExpExecArray | null;
-        while ((m = re.exec(t)) !== null) {
-          const [month, day, year] = re === NAMED_DATE ? [m[1], m[2], m[3]] : [m[2], m[1], m[3]];
-          values.push({ kind: 'date', key: `date:${year}-${MONTHS[month.toLowerCase().slice(0, 3)] ?? MONTHS[month.toLowerCase().slice(0, 4)]}-${pad2(day)}`, raw: m[0] });
-        }
-      }
-    }
-    if (t.includes('@')) {
-      EMAIL.lastIndex = 0;
-      let m: RegExpExecArray | null;
-      while ((m = EMAIL.exec(t)) !== null) values.push({ kind: 'email', key: `email:${m[0].toLowerCase()}`, raw: m[0] });
-    }
-    if (t.includes('://')) {
-      URL_RE.lastIndex = 0;
-      let m: RegExpExecArray | null;
-      while ((m = URL_RE.exec(t)) !== null) {
-        const u = m[0].replace(/[.,;]+$/, '');
-        values.push({ kind: 'url', key: `url:${u}`, raw: u });
-      }
+    } else if (nameStart >= 0) {
+      pushName(t, nameStart, nameEnd, values);
+      nameStart = -1;
     }
   }
+  if (nameStart >= 0) pushName(t, nameStart, nameEnd, values);
+  if (wantValues && (sawMonth || t.includes('@') || t.includes('://'))) pushRareValues(t, sawMonth, values);
+}
+
+function finish(st: ScanState, opts: ScanOptions): Scan {
+  const k = opts.k ?? 5;
+  const hashes = st.hashes;
+  const words = hashes.length;
+  let contentHash = 7;
+  for (let j = 0; j < words; j++) contentHash = (Math.imul(contentHash, 31) + hashes[j]) >>> 0;
   let shingles: number[] = [];
-  if (wantShingles) {
-    const words = hashes.length;
-    if (words < k) shingles = words >= 2 ? [combine(hashes)] : [];
+  if (opts.shingles !== false) {
+    if (words < k) shingles = words >= 2 ? [contentHash] : [];
     else {
       const sample = words > (opts.sampleAbove ?? 24);
       for (let s = 0; s + k <= words; s++) {
@@ -213,13 +245,29 @@ export function scanText(text: string, opts: ScanOptions = {}): Scan {
       }
     }
   }
-  return { values, shingles };
+  return { values: st.values, shingles, contentHash, words };
 }
 
-function combine(hs: number[]): number {
-  let h = 7;
-  for (const x of hs) h = (Math.imul(h, 31) + x) >>> 0;
-  return h;
+/** Values and word-shingle hashes of `text` in one pass. */
+export function scanText(text: string, opts: ScanOptions = {}): Scan {
+  const st: ScanState = { values: [], hashes: [], wantValues: opts.values !== false, budget: opts.maxChars ?? Number.POSITIVE_INFINITY };
+  scanInto(text, st);
+  return finish(st, opts);
+}
+
+/** The same over every string and number leaf of a JSON value (keys are structure, not content). */
+export function scanJson(v: Json | null | undefined, opts: ScanOptions = {}): Scan {
+  const st: ScanState = { values: [], hashes: [], wantValues: opts.values !== false, budget: opts.maxChars ?? Number.POSITIVE_INFINITY };
+  walkLeaves(v, st);
+  return finish(st, opts);
+}
+
+function walkLeaves(x: Json | null | undefined, st: ScanState): void {
+  if (st.budget <= 0 || x === null || x === undefined) return;
+  if (typeof x === 'string') scanInto(x, st);
+  else if (typeof x === 'number') scanInto(String(x), st);
+  else if (Array.isArray(x)) for (let i = 0; i < x.length; i++) walkLeaves(x[i], st);
+  else if (typeof x === 'object') for (const key in x) walkLeaves(x[key], st);
 }
 
 /** All values in `text`; `limit` caps the text scanned. */

@@ -19,6 +19,7 @@ import { benjaminiHochberg } from './statistics';
 import { sameJson } from './validate-edit';
 
 export const DEFAULT_MAX_CANDIDATES = 3;
+export const MAX_UPSTREAM = 6;
 const CONFIRM_ALPHA = 0.05;
 
 export interface ConfirmBlameRequest {
@@ -28,6 +29,12 @@ export interface ConfirmBlameRequest {
   /** Steps to test (replay keys, ids or unique names); default: blame's findings. */
   candidates?: string[];
   maxCandidates?: number;
+  /**
+   * blamed: test blame's findings only. upstream: also every earlier step
+   * whose output differs from the passing run's (nearest first, at most
+   * MAX_UPSTREAM), for when blame named a step that only carried the fault.
+   */
+  scope?: 'blamed' | 'upstream';
   n: number;
   parallel?: number;
   timeoutMs?: number;
@@ -52,7 +59,24 @@ interface Candidate {
   blameRank: number | null;
 }
 
-function candidatesOf(req: ConfirmBlameRequest, blame: () => BlameResult): Candidate[] {
+function candidatesOf(req: ConfirmBlameRequest, reference: RunDetail, blame: () => BlameResult): Candidate[] {
+  const named = namedOrBlamed(req, blame);
+  if (req.scope !== 'upstream') return named;
+  const latest = Math.max(...named.map((c) => c.step.index));
+  const have = new Set(named.map((c) => c.step.step_id));
+  const donors = new Map(reference.steps.map((s) => [s.replay_key, s]));
+  const upstream = req.source.steps
+    .filter((s) => s.index < latest && !have.has(s.step_id))
+    .filter((s) => {
+      const d = donors.get(s.replay_key);
+      return d !== undefined && d.status === 'ok' && !(s.status === 'ok' && sameJson(d.output, s.output));
+    })
+    .sort((a, b) => b.index - a.index)
+    .slice(0, MAX_UPSTREAM);
+  return [...named, ...upstream.map((step) => ({ step, blameRank: null }))];
+}
+
+function namedOrBlamed(req: ConfirmBlameRequest, blame: () => BlameResult): Candidate[] {
   const max = req.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
   if (req.candidates?.length) {
     // Named by the user: all of them, whatever the default cap.
@@ -84,7 +108,7 @@ export async function confirmBlame(host: ExperimentHost, req: ConfirmBlameReques
   const groupId = `grp-${randomBytes(6).toString('hex')}`;
   const results: BlameCandidateResult[] = [];
   let approve = req.approve;
-  for (const c of candidatesOf(req, blame)) {
+  for (const c of candidatesOf(req, reference, blame)) {
     const base: BlameCandidateResult = {
       step_id: c.step.step_id,
       name: c.step.name,

@@ -86,6 +86,7 @@ export function createExperimentService(deps: ExperimentServiceDeps): Experiment
           reference: a.referenceRunId ? getRunDetail(db, a.referenceRunId) : undefined,
           candidates: a.candidates,
           maxCandidates: a.maxCandidates,
+          scope: a.scope,
           n: a.n,
           parallel: a.parallel,
           timeoutMs: a.timeoutS === undefined ? undefined : Math.round(a.timeoutS * 1000),

@@ -128,7 +128,8 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
     let lineStart = 0;
     for (let nl = data.indexOf(10, lineStart); nl !== -1; nl = data.indexOf(10, lineStart)) {
-      const text = data.toString('utf8', lineStart, nl).replace(/\r$/, '');
+      const end = nl > lineStart && data[nl - 1] === 13 ? nl - 1 : nl; // tolerate CRLF
+      const text = data.toString('utf8', lineStart, end);
       offset += nl + 1 - lineStart;
       line += 1;
       linesRead += 1;
@@ -161,7 +162,7 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     if (text.trim() === '') return false;
     const parsed = parseTraceLine(text, lineNo);
     if (parsed.kind === 'record') {
-      pending.push({ record: parsed.record, problems: [...parsed.warnings], line: lineNo });
+      pending.push({ record: parsed.record, problems: parsed.warnings.length ? [...parsed.warnings] : [], line: lineNo });
       return false;
     }
     pendingProblems.push({ file, ...parsed.problem });

@@ -79,20 +79,22 @@ const KNOWN: Record<TraceRecord['type'], Set<string>> = {
 function extraOf(record: TraceRecord): string | undefined {
   const known = KNOWN[record.type];
   let extra: Record<string, unknown> | undefined;
-  for (const [k, v] of Object.entries(record)) {
-    if (!known.has(k)) (extra ??= {})[k] = v;
+  for (const k in record) {
+    if (!known.has(k)) (extra ??= {})[k] = (record as unknown as Record<string, unknown>)[k];
   }
   return extra ? storedJson(extra).text ?? undefined : undefined;
 }
 
+/** JSON text of a field, noting in `truncated` when the size cap cut it. Hoisted: this runs per record. */
+function jsonField(truncated: string[], field: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const s = storedJson(value);
+  if (s.truncated) truncated.push(field);
+  return s.text ?? undefined;
+}
+
 export function patchesFor(record: TraceRecord): RecordPatches {
   const truncated: string[] = [];
-  const json = (field: string, value: unknown): string | null | undefined => {
-    if (value === undefined) return undefined;
-    const s = storedJson(value);
-    if (s.truncated) truncated.push(field);
-    return s.text;
-  };
   const extra = extraOf(record);
   switch (record.type) {
     case 'run-start':
@@ -102,11 +104,11 @@ export function patchesFor(record: TraceRecord): RecordPatches {
           pipeline: record.pipeline,
           status: 'running',
           started_at: record.ts,
-          input: json('input', record.input),
-          sdk: json('sdk', record.sdk) ?? undefined,
-          entry: json('entry', record.entry) ?? undefined,
-          tags: json('tags', record.tags) ?? undefined,
-          provenance: json('provenance', record.provenance) ?? undefined,
+          input: jsonField(truncated, 'input', record.input),
+          sdk: jsonField(truncated, 'sdk', record.sdk) ,
+          entry: jsonField(truncated, 'entry', record.entry) ,
+          tags: jsonField(truncated, 'tags', record.tags) ,
+          provenance: jsonField(truncated, 'provenance', record.provenance) ,
           source_format: (record as { source_format?: string }).source_format,
           extra,
         },
@@ -124,8 +126,8 @@ export function patchesFor(record: TraceRecord): RecordPatches {
           replay_key: record.replay_key,
           status: 'running',
           started_at: record.ts,
-          input: json('input', record.input),
-          metadata: json('metadata', record.metadata) ?? undefined,
+          input: jsonField(truncated, 'input', record.input),
+          metadata: jsonField(truncated, 'metadata', record.metadata) ,
           extra,
         },
         truncated,
@@ -137,11 +139,11 @@ export function patchesFor(record: TraceRecord): RecordPatches {
           step_id: record.step_id,
           status: record.status,
           ended_at: record.ts,
-          output: json('output', record.output),
-          error: json('error', record.error),
+          output: jsonField(truncated, 'output', record.output),
+          error: jsonField(truncated, 'error', record.error),
           model: typeof record.model === 'string' ? record.model : undefined,
-          usage: json('usage', record.usage) ?? undefined,
-          metadata: json('metadata', record.metadata) ?? undefined,
+          usage: jsonField(truncated, 'usage', record.usage) ,
+          metadata: jsonField(truncated, 'metadata', record.metadata) ,
           replayed: record.replayed === true ? true : undefined,
           extra,
         },
@@ -162,7 +164,7 @@ export function patchesFor(record: TraceRecord): RecordPatches {
       return {
         run: {
           run_id: record.run_id,
-          verdict: json('verdict', { pass: record.pass, detail: record.detail, expected: record.expected }) ?? undefined,
+          verdict: jsonField(truncated, 'verdict', { pass: record.pass, detail: record.detail, expected: record.expected }) ,
         },
         truncated,
       };
@@ -172,10 +174,10 @@ export function patchesFor(record: TraceRecord): RecordPatches {
           run_id: record.run_id,
           status: record.status,
           ended_at: record.ts,
-          output: json('output', record.output),
-          error: json('error', record.error),
+          output: jsonField(truncated, 'output', record.output),
+          error: jsonField(truncated, 'error', record.error),
           // A forked run knows whether it diverged only at its end.
-          provenance: json('provenance', record.provenance) ?? undefined,
+          provenance: jsonField(truncated, 'provenance', record.provenance) ,
           extra,
         },
         truncated,

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseArgs, UsageError } from '../args';
+import type { Command, CommandContext } from '../command';
+import { CliFailure } from '../unwrap';
+import { createEngine, type Engine } from '../../engine/create-engine';
+import { createExperimentService } from '../../engine/experiments/experiment-service';
+import { recordStubRun } from '../../engine/experiments/fixtures/stub-home';
+import type { ExperimentDetail, ExperimentProgress, ExperimentSummary } from '../../../src-shared/experiments';
+import { forkCommand, progressPrinter } from './fork';
+import { experimentCommand, experimentsCommand } from './experiments';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+let engine: Engine;
+let runId: string;
+
+beforeAll(() => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-fork-cli-'));
+  engine = createEngine({ home });
+  // The same wiring create-engine.ts does for the experiment calls (kept here so this test does not depend on it).
+  const service = createExperimentService({
+    db: engine.db,
+    paths: engine.paths,
+    onProgress: (p) => engine.events.emit('experiment-progress', p),
+    blame: (id) => engine.analysis.blame(id),
+  });
+  Object.assign(engine.handlers, service.handlers);
+  runId = recordStubRun({ paths: engine.paths, db: engine.db, calls: path.join(home, 'calls') }, ['--fault', 'plan']).run.run_id;
+});
+afterAll(() => engine.close());
+
+/** Runs a command as `tb` does: usage errors and engine failures become exit codes. */
+async function tb(command: Command, argv: string[]): Promise<{ code: number; stdout: string[]; stderr: string[]; json: unknown }> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  let json: unknown;
+  try {
+    const ctx: CommandContext = {
+      args: parseArgs(argv, command.flags),
+      engine: () => engine,
+      out: (t) => stdout.push(t),
+      err: (t) => stderr.push(t),
+      json: (v) => {
+        json = v;
+        stdout.push(JSON.stringify(v));
+      },
+    };
+    return { code: await command.run(ctx), stdout, stderr, json };
+  } catch (err) {
+    if (err instanceof UsageError) return { code: 2, stdout, stderr: [...stderr, err.message], json };
+    if (err instanceof CliFailure) return { code: err.exitCode, stdout, stderr: [...stderr, err.message], json };
+    throw err;
+  }
+}
+
+describe('tb fork, tb experiments, tb experiment', () => {
+  it('refuses with exit 2, naming the command, until the user approves it', async () => {
+    const r = await tb(forkCommand, [runId, '--at', 'search#0', '--output', '["Avalon","Brindle"]', '-n', '1', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.join('\n')).toMatch(/stub-pipeline\.ts.*approv/s);
+    expect(r.stdout).toEqual([]);
+  });
+
+  it('--estimate says what will re-run and that approval is needed, and runs nothing', async () => {
+    const r = await tb(forkCommand, [runId, '--at', 'search', '--output', '[]', '-n', '3', '--estimate']);
+    expect(r.code).toBe(0);
+    const text = r.stdout.join('\n');
+    expect(text).toMatch(/re-runs 2 downstream step/);
+    expect(text).toMatch(/approval: needed/);
+    expect(engine.db.prepare('SELECT COUNT(*) AS n FROM experiments').get()).toEqual({ n: 0 });
+  });
+
+  it('runs the experiment once approved and prints the contract JSON; the lists show it with its trials', async () => {
+    const r = await tb(forkCommand, [runId, '--at', 'search#0', '--output', '["Avalon","Brindle"]', '-n', '1', '--parallel', '2', '--approve', '--label', 'fix search', '--clopper-pearson', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toHaveLength(1);
+    const s = r.json as ExperimentSummary;
+    expect(s).toMatchObject({ status: 'done', diverged: 0, crashed: 0, label: 'fix search', at: 'search', run_id: runId });
+    expect(s.treatment).toMatchObject({ passed: 1, trials: 1, tokens: 100 });
+    expect(s.control).toMatchObject({ passed: 0, trials: 1 });
+    expect(s.treatment.wilson).toHaveLength(2);
+    expect(s.treatment.clopper_pearson).toHaveLength(2);
+    expect(s.p_value).toBe(1);
+
+    const list = (await tb(experimentsCommand, ['--json'])).json as ExperimentSummary[];
+    expect(list.map((e) => e.experiment_id)).toContain(s.experiment_id);
+    expect(list[0]).toMatchObject({ run_id: runId, at: 'search', label: 'fix search', control: { passed: 0 } });
+
+    const one = (await tb(experimentCommand, [s.experiment_id.slice(0, 10), '--json'])).json as ExperimentDetail;
+    expect(one.trials.map((t) => [t.arm, t.outcome])).toEqual([
+      ['control', 'fail'],
+      ['treatment', 'pass'],
+    ]);
+    for (const t of one.trials) {
+      expect(t.run_id).toMatch(new RegExp(`^${s.experiment_id}-[ct]1$`));
+      expect(t.duration_ms).toBeGreaterThan(0);
+      expect(t.tokens).toBe(100);
+    }
+    const human = await tb(experimentCommand, [s.experiment_id]);
+    expect(human.stdout.join('\n')).toMatch(/Fisher exact test, two-sided: p = 1/);
+  }, 60_000);
+
+  it('bad input is exit 2 with the reason: a non-JSON output, two edits, an unknown step, a bad path oracle', async () => {
+    const base = [runId, '-n', '1', '--approve'];
+    expect((await tb(forkCommand, [...base, '--at', 'plan#0', '--output', 'not json'])).stderr.join()).toMatch(/--output is not valid JSON/);
+    expect((await tb(forkCommand, [...base, '--at', 'plan#0', '--output', '1', '--instructions-file', '/x'])).code).toBe(2);
+    const unknown = await tb(forkCommand, [...base, '--at', 'nope', '--output', '1']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.join()).toMatch(/has no step "nope"/);
+    expect((await tb(forkCommand, [...base, '--at', 'plan#0', '--output', '1', '--expect-json-path', 'noequals'])).code).toBe(2);
+    expect((await tb(forkCommand, [...base, '--at', 'plan#0', '--output', '1', '--expect-regex', '('])).stderr.join()).toMatch(/not a valid regular expression/);
+  });
+
+  it('progress goes to stderr as one line per finished trial when stderr is not a terminal', () => {
+    const lines: string[] = [];
+    const stream = { isTTY: false, write: (t: string) => lines.push(t) } as unknown as NodeJS.WriteStream;
+    const p = progressPrinter(stream);
+    const base: ExperimentProgress = { experiment_id: 'e', status: 'running', done: 1, total: 4, running: 1, control: { passed: 0, trials: 1 }, treatment: { passed: 0, trials: 0 } };
+    p.onEvent({ ...base, trial: { arm: 'control', trial: 1, run_id: 'r', outcome: 'fail', detail: 'verdict fail', started_at: 1, ended_at: 2, duration_ms: 1, tokens: 0, cost_usd: 0, calls: 0, replayed_steps: 0, exit_code: 0 } });
+    p.onEvent({ ...base, trial: { arm: 'treatment', trial: 1, run_id: 'r2', outcome: 'running', detail: null, started_at: 1, ended_at: null, duration_ms: null, tokens: 0, cost_usd: 0, calls: 0, replayed_steps: 0, exit_code: null } });
+    p.end();
+    expect(lines).toEqual(['trial 1/4: control #1 fail — verdict fail\n']);
+  });
+});
