@@ -6,7 +6,7 @@ import { findRecoveries } from './src-main/engine/blame/recovery';
 import { inferLineage, upstreamOf } from './src-main/engine/blame/lineage';
 import { findLoops } from './src-main/engine/blame/loops';
 import { blameRun } from './src-main/engine/blame/blame-run';
-const d = syntheticRun(10000);
+const d = syntheticRun(Number(process.env.N ?? 10000));
 const ctx = { settings: DEFAULT_SETTINGS, toolStats: {} };
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 for (let r = 0; r < 4; r++) {

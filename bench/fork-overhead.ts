@@ -32,10 +32,19 @@ function directRunMs(home: StubHome): number {
   return performance.now() - t0;
 }
 
-async function experimentMs(home: StubHome, source: RunDetail, n: number, parallel: number): Promise<{ wall: number; perTrial: number[] }> {
+interface ExperimentTiming {
+  wall: number;
+  /** From the runner picking the trial to the trial judged. */
+  perTrial: number[];
+  /** The trial process alone (spawn to exit), as the runner recorded it. */
+  processMs: number[];
+}
+
+async function experimentMs(home: StubHome, source: RunDetail, n: number, parallel: number): Promise<ExperimentTiming> {
   const t0 = performance.now();
   const starts = new Map<string, number>();
   const perTrial: number[] = [];
+  const processMs: number[] = [];
   const s = await startExperiment(
     {
       db: home.db,
@@ -44,28 +53,35 @@ async function experimentMs(home: StubHome, source: RunDetail, n: number, parall
         if (!p.trial) return;
         // From the moment the runner picks the trial (its plan is written next) to the moment it is judged.
         if (p.trial.outcome === 'running') starts.set(p.trial.run_id, performance.now());
-        else if (starts.has(p.trial.run_id)) perTrial.push(performance.now() - starts.get(p.trial.run_id)!);
+        else if (starts.has(p.trial.run_id)) {
+          perTrial.push(performance.now() - starts.get(p.trial.run_id)!);
+          if (p.trial.duration_ms !== null) processMs.push(p.trial.duration_ms);
+        }
       },
     },
     { source, at: 'search#0', edit: { kind: 'output', output: ['Avalon', 'Brindle'] }, n, parallel, approve: true },
   ).done;
   if (s.status !== 'done' || s.treatment.passed !== n || s.control.passed !== 0) throw new Error(`unexpected experiment result: ${JSON.stringify({ status: s.status, t: s.treatment, c: s.control })}`);
-  return { wall: performance.now() - t0, perTrial };
+  return { wall: performance.now() - t0, perTrial, processMs };
 }
 
 export async function benchFork(): Promise<{ lines: string[] }> {
   const home = makeStubHome('tb-bench-fork-');
   try {
     const source = recordStubRun(home, ['--fault', 'plan']);
-    // Warm tsx's transform cache so neither side pays it.
+    // Warm tsx's transform cache and this process's code paths so neither side pays them.
     directRunMs(home);
+    await experimentMs(home, source, 1, 1);
 
     const direct: number[] = [];
     const harnessed: number[] = [];
+    const outside: number[] = [];
     // Alternate direct runs and harnessed trials so machine load drifts over both alike.
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 5; round++) {
       direct.push(directRunMs(home), directRunMs(home));
-      harnessed.push(...(await experimentMs(home, source, 1, 1)).perTrial);
+      const t = await experimentMs(home, source, 1, 1);
+      harnessed.push(...t.perTrial);
+      t.perTrial.forEach((ms, i) => outside.push(ms - t.processMs[i]));
     }
     const overhead = median(harnessed) - median(direct);
 
@@ -76,6 +92,7 @@ export async function benchFork(): Promise<{ lines: string[] }> {
         `stub pipeline started directly:        median ${median(direct).toFixed(0)} ms (${direct.length} runs)`,
         `same pipeline as a fork trial (P = 1): median ${median(harnessed).toFixed(0)} ms (${harnessed.length} trials)`,
         `per-trial harness overhead:            ${overhead.toFixed(0)} ms (goal ≤ 100 ms) ${overhead <= 100 ? 'ok' : 'OVER GOAL'}`,
+        `  of which outside the trial process (plan, spawn, import, judge, store): median ${median(outside).toFixed(1)} ms`,
         `N = 8 experiment (16 trials), P = 1:   ${(p1.wall / 1000).toFixed(1)} s`,
         `N = 8 experiment (16 trials), P = 2:   ${(p2.wall / 1000).toFixed(1)} s (speed-up ${(p1.wall / p2.wall).toFixed(2)}×)`,
       ],

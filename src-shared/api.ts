@@ -71,8 +71,8 @@ export const callSchemas = {
       referenceRunId: runId.optional(),
       candidates: z.array(stepRef).min(1).max(20).optional(),
       maxCandidates: z.number().int().min(1).max(20).optional(),
-      /** 'upstream': also test earlier steps whose output differs from the passing run's. */
-      scope: z.enum(['blamed', 'upstream']).optional(),
+      /** 'differing': also test every step whose output differs from the passing run's. */
+      scope: z.enum(['blamed', 'differing']).optional(),
       n: trialsPerArm,
       parallel: z.number().int().min(1).max(64).optional(),
       timeoutS: z.number().min(0.1).max(86_400).optional(),

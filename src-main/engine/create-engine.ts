@@ -13,6 +13,7 @@ import { watchInbox, type InboxWatcher } from './importer/watch-inbox';
 import { openDatabase, type Db } from './store/open-database';
 import { getRunDetail, listImportErrors, listRuns } from './store/read-runs';
 import { createAnalysis, type Analysis } from './analysis-service';
+import { createExperimentService, recoverExperiments } from './experiments/experiment-service';
 import { exportOtlp } from './importers/index';
 
 export const ENGINE_VERSION = '0.1.0';
@@ -46,6 +47,8 @@ export function createEngine(opts: EngineOptions = {}): Engine {
     analysis.refresh(runIds);
     events.emit('data-changed', { runIds });
   };
+  recoverExperiments(db);
+  const experiments = createExperimentService({ db, paths, onProgress: (p) => events.emit('experiment-progress', p), onRunsChanged: runsChanged, blame: (id) => analysis.blame(id) });
 
   const handlers: ApiHandlers = {
     listRuns: (a) => listRuns(db, a),
@@ -66,6 +69,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       return { format: a.format, content: JSON.stringify(exportOtlp(detail), null, 2), filename: `${detail.run.run_id}.otlp.json` };
     },
     getInfo: () => ({ home: paths.home, database: paths.database, inbox: paths.inbox, version: ENGINE_VERSION, watching: watcher !== null }),
+    ...experiments.handlers,
   };
 
   const watcher = opts.watch
@@ -84,6 +88,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
     watcher,
     call: (name, args) => invokeHandler(handlers, name, args),
     close: async () => {
+      await experiments.close();
       await watcher?.close();
       db.close();
     },

@@ -4,6 +4,7 @@ import { numberFlag } from '../args';
 import type { Engine } from '../../engine/create-engine';
 import { callEngine } from '../unwrap';
 import { runDemo } from '../../demo/run-demo';
+import { runDemoExperiments } from './experiments';
 
 /** Records the demo pipeline's runs into the inbox and imports them. */
 export async function recordDemo(engine: Engine, runs: number | undefined, log: (line: string) => void): Promise<string[]> {
@@ -21,20 +22,23 @@ export async function seedDemoIfEmpty(engine: Engine, log: (line: string) => voi
 
 export const demoCommand: Command = {
   name: 'demo',
-  usage: 'tb demo [--runs N] [--json]',
+  usage: 'tb demo [--runs N] [--experiments] [--json]',
   summary: 'record the bundled demo pipeline (healthy and failing runs; simulated model, no network) and import it',
-  flags: { values: ['runs'] },
+  flags: { values: ['runs'], booleans: ['experiments'] },
   async run(ctx) {
     const engine = ctx.engine();
     const log = ctx.args.booleans.has('json') ? () => {} : (l: string) => ctx.out(l);
     const runIds = await recordDemo(engine, numberFlag(ctx.args, 'runs', { min: 1, max: 1000, integer: true }), log);
     const runs = (await callEngine(engine, 'listRuns', {})).filter((r) => runIds.includes(r.run_id));
-    if (ctx.args.booleans.has('json')) ctx.json({ runs });
-    else {
+    const json = ctx.args.booleans.has('json');
+    if (!json) {
       ctx.out(`Recorded ${runs.length} demo runs into ${engine.paths.inbox}:`);
       for (const r of runs) ctx.out(`  ${r.run_id}  ${r.pipeline}  ${r.status}${r.verdict ? (r.verdict.pass ? '  pass' : '  FAIL') : ''}`);
-      ctx.out('Next: `tb list`, `tb blame RUN`, or `npm run serve` to open the UI.');
     }
+    // The demo's own pipelines are trusted: `tb demo --experiments` is the user's approval to run them.
+    const experiments = ctx.args.booleans.has('experiments') ? await runDemoExperiments(engine, log) : null;
+    if (json) ctx.json({ runs, ...(experiments ? { experiments } : {}) });
+    else ctx.out('\nNext: `tb list`, `tb blame RUN`, or `npm run serve` to open the UI.');
     return EXIT_OK;
   },
 };

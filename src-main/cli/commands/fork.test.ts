@@ -3,7 +3,6 @@ import { parseArgs, UsageError } from '../args';
 import type { Command, CommandContext } from '../command';
 import { CliFailure } from '../unwrap';
 import { createEngine, type Engine } from '../../engine/create-engine';
-import { createExperimentService } from '../../engine/experiments/experiment-service';
 import { recordStubRun } from '../../engine/experiments/fixtures/stub-home';
 import type { ExperimentDetail, ExperimentProgress, ExperimentSummary } from '../../../src-shared/experiments';
 import { forkCommand, progressPrinter } from './fork';
@@ -18,14 +17,6 @@ let runId: string;
 beforeAll(() => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-fork-cli-'));
   engine = createEngine({ home });
-  // The same wiring create-engine.ts does for the experiment calls (kept here so this test does not depend on it).
-  const service = createExperimentService({
-    db: engine.db,
-    paths: engine.paths,
-    onProgress: (p) => engine.events.emit('experiment-progress', p),
-    blame: (id) => engine.analysis.blame(id),
-  });
-  Object.assign(engine.handlers, service.handlers);
   runId = recordStubRun({ paths: engine.paths, db: engine.db, calls: path.join(home, 'calls') }, ['--fault', 'plan']).run.run_id;
 });
 afterAll(() => engine.close());

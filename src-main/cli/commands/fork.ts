@@ -144,11 +144,11 @@ export const forkCommand: Command = {
     'tb fork RUN --at STEP (--output-file F | --output JSON | --instructions-file F) -n N [--parallel P] [--timeout S] ' +
     '[--oracle-cmd CMD | --expect-equals X | --expect-contains X | --expect-regex R | --expect-json-path P=V] [--approve] [--label L] ' +
     '[--max-trials M] [--token-ceiling T] [--clopper-pearson] [--estimate] [--json]\n' +
-    '       tb fork RUN --confirm-blame [--reference RUN] [--candidates S1,S2] [--upstream] -n N [--parallel P] [--timeout S] [--approve] [--json]',
+    '       tb fork RUN --confirm-blame [--reference RUN] [--candidates S1,S2] [--all-differing] -n N [--parallel P] [--timeout S] [--approve] [--json]',
   summary: 'fork experiment: replay a run up to a step, re-run the rest N times with an edit and N without, compare',
   flags: {
     values: ['at', 'n', 'parallel', 'timeout', 'label', 'max-trials', 'token-ceiling', 'reference', 'candidates', ...EDIT_FLAGS, ...ORACLE_FLAGS],
-    booleans: ['approve', 'clopper-pearson', 'estimate', 'confirm-blame', 'upstream'],
+    booleans: ['approve', 'clopper-pearson', 'estimate', 'confirm-blame', 'all-differing'],
   },
   async run(ctx) {
     const [runId, extra] = ctx.args.positional;
@@ -172,7 +172,7 @@ export const forkCommand: Command = {
           n,
           ...(v.reference ? { referenceRunId: v.reference } : {}),
           ...(candidates?.length ? { candidates } : {}),
-          ...(ctx.args.booleans.has('upstream') ? { scope: 'upstream' as const } : {}),
+          ...(ctx.args.booleans.has('all-differing') ? { scope: 'differing' as const } : {}),
           ...(parallel ? { parallel } : {}),
           ...(timeoutS ? { timeoutS } : {}),
           ...(approve ? { approve } : {}),

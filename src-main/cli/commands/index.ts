@@ -9,5 +9,8 @@ import { reportCommand } from './report';
 import { serveCommand } from './serve';
 import { demoCommand } from './demo';
 import { exportCommand } from './export';
+import { forkCommand } from './fork';
+import { experimentCommand, experimentsCommand } from './experiments';
+import { selfcheckCommand } from './selfcheck';
 
-export const COMMANDS: Command[] = [importCommand, listCommand, showCommand, blameCommand, diffCommand, gateCommand, reportCommand, exportCommand, serveCommand, demoCommand];
+export const COMMANDS: Command[] = [importCommand, listCommand, showCommand, blameCommand, diffCommand, gateCommand, reportCommand, exportCommand, serveCommand, demoCommand, forkCommand, experimentsCommand, experimentCommand, selfcheckCommand];

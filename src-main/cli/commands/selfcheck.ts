@@ -3,8 +3,8 @@
  * In a throwaway home it plants a fault at a known step, records a failing
  * run and a passing one, asks blame for candidates, confirms them by
  * counterfactual (transplanting the passing run's outputs; by default also
- * the earlier steps whose outputs differ, since blame may name a step that
- * only carried the fault), and checks that the step named root cause is the
+ * every other step whose output differs, since blame may name a step that
+ * only carried the fault, or miss one), and checks that the step named root cause is the
  * planted one. Faults are planted in the
  * experiment stub pipeline (at plan, search or write) and in the
  * research-team demo (its planner; the demo has no other plantable fault).
@@ -36,7 +36,7 @@ export interface PlantedFaultResult {
   error: string | null;
 }
 
-async function checkOne(engine: Engine, pipeline: string, plantedAt: string, failingRunId: string, passingRunId: string, opts: { n: number; parallel?: number; scope: 'blamed' | 'upstream' }): Promise<PlantedFaultResult> {
+async function checkOne(engine: Engine, pipeline: string, plantedAt: string, failingRunId: string, passingRunId: string, opts: { n: number; parallel?: number; scope: 'blamed' | 'differing' }): Promise<PlantedFaultResult> {
   const result: PlantedFaultResult = { pipeline, planted_at: plantedAt, blame_candidates: [], root_cause: null, found: false, confirmation: null, error: null };
   try {
     const detail = await callEngine(engine, 'getRun', { runId: failingRunId });
@@ -65,7 +65,7 @@ export interface SelfcheckOptions {
   parallel?: number;
   faults: string[];
   demo: boolean;
-  scope: 'blamed' | 'upstream';
+  scope: 'blamed' | 'differing';
   log: (l: string) => void;
 }
 
@@ -124,7 +124,7 @@ export const selfcheckCommand: Command = {
       parallel,
       faults,
       demo: !ctx.args.booleans.has('no-demo'),
-      scope: ctx.args.booleans.has('blamed-only') ? 'blamed' : 'upstream',
+      scope: ctx.args.booleans.has('blamed-only') ? 'blamed' : 'differing',
       log: json ? () => {} : (l) => ctx.err(l),
     }).finally(async () => {
       await engine.close();

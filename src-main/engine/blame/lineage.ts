@@ -17,9 +17,11 @@ import type { Json } from '../../../src-shared/trace-format';
 import type { Settings } from '../scoring/settings';
 import { isObj, jsonText, llmText } from '../scoring/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
+import { IntMap } from './int-map';
 import { scanJson, scanText, type Value } from './value-features';
 
 export const RUN_INPUT = -1;
+export const NOT_SEEN = -2;
 
 export interface Lineage {
   inProducers: number[][];
@@ -33,16 +35,21 @@ export interface Lineage {
   /** Text of a step's input or output, computed on first use. */
   inTextOf(p: number): string;
   outTextOf(p: number): string;
-  inValues: Value[][];
-  outValues: Value[][];
+  /** Value hashes of a step's input or output, computed on first use. */
+  inHashesOf(p: number): Set<number>;
+  outHashesOf(p: number): Set<number>;
+  /** Full values of a step's input or output (with text to quote), computed on first use. */
+  inValuesOf(p: number): Value[];
+  outValuesOf(p: number): Value[];
   runInputText: string;
   runInputValues: Value[];
-  /** value key -> first position whose input or output held it (RUN_INPUT for the run input). */
-  firstSeen: Map<string, number>;
+  /** Value hash (Value.h) -> first position whose input or output held it (RUN_INPUT for the run input; NOT_SEEN if none). */
+  firstSeen: IntMap;
   finalProducer: number;
 }
 
-const KIND_WEIGHT: Record<Value['kind'], number> = { date: 2, email: 2, url: 2, id: 2, number: 1, name: 1 };
+// Indexed by value kind code (value-features): date, e-mail, URL and id weigh 2; numbers and names 1.
+const KIND_WEIGHT_BY_CODE = [0, 2, 2, 2, 2, 1, 1];
 
 function keysOf(v: Json | undefined): string[] {
   if (typeof v === 'string') return [v];
@@ -122,56 +129,77 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const n = g.steps.length;
   const L = settings.lineage;
   const maxChars = L.max_tokens_per_field * 8;
-  const inProducers: number[][] = Array.from({ length: n }, () => []);
-  const outProducers: number[][] = Array.from({ length: n }, () => []);
+  // Steps without producers share one empty list (never pushed to).
+  const NONE: number[] = [];
+  const inProducers: number[][] = new Array(n).fill(NONE);
+  const outProducers: number[][] = new Array(n).fill(NONE);
   const fromParent: boolean[] = new Array(n).fill(false);
   const inHash = new Uint32Array(n);
   const outHash = new Uint32Array(n);
-  const inValues: Value[][] = new Array(n);
-  const outValues: Value[][] = new Array(n);
-  const latestValue = new Map<string, number>();
-  const latestShingle = new Map<number, number>();
+  // Sized for a couple of distinct values and shingles per step; they grow as needed.
+  const latestValue = new IntMap(n * 2);
+  const latestShingle = new IntMap(n * 2);
   const writers = new Map<string, number>();
   const callOwner = new Map<string, number>();
-  const firstSeen = new Map<string, number>();
+  const firstSeen = new IntMap(n * 2);
   const awaiting = new Map<number, number[]>();
 
   const detail = g.detail;
+  const scanOpts = { k: L.shingle_tokens, maxChars, values: 'hash' as const };
+  const idScanOpts = { values: 'hash' as const, shingles: false };
   const runInputText = jsonText(detail.run.input, maxChars);
   const runScan = scanText(runInputText, { k: L.shingle_tokens, maxChars });
   const runInputValues = runScan.values;
-  for (const v of runInputValues) {
-    latestValue.set(v.key, RUN_INPUT);
-    firstSeen.set(v.key, RUN_INPUT);
-  }
   for (const h of runScan.shingles) latestShingle.set(h, RUN_INPUT);
+  for (const v of runInputValues) {
+    latestValue.set(v.h, RUN_INPUT);
+    firstSeen.set(v.h, RUN_INPUT);
+  }
 
-  const votes = new Map<number, number>();
-  const vote = (p: number | undefined, w: number): void => {
-    if (p === undefined) return;
-    votes.set(p, (votes.get(p) ?? 0) + w);
+  // Votes of one step for its producers: a handful of candidates, kept in
+  // two small arrays rather than a Map (this runs for every field of every step).
+  const MAX_CANDIDATES = 64;
+  const voteIds = new Int32Array(MAX_CANDIDATES);
+  const voteW = new Int32Array(MAX_CANDIDATES);
+  let voteCount = 0;
+  const vote = (p: number, w: number): void => {
+    if (p === NOT_SEEN) return;
+    for (let i = 0; i < voteCount; i++) {
+      if (voteIds[i] === p) {
+        voteW[i] += w;
+        return;
+      }
+    }
+    if (voteCount < MAX_CANDIDATES) {
+      voteIds[voteCount] = p;
+      voteW[voteCount++] = w;
+    }
   };
   const chosen = (self: number): number[] => {
-    const out: number[] = [];
-    for (const [p, w] of votes) if (w >= 2 && p !== self) out.push(p);
-    votes.clear();
-    return out.sort((a, b) => a - b);
+    let out: number[] | null = null;
+    for (let i = 0; i < voteCount; i++) {
+      if (voteW[i] >= 2 && voteIds[i] !== self) (out ??= []).push(voteIds[i]);
+    }
+    voteCount = 0;
+    return out === null ? NONE : out.length > 1 ? out.sort((a, b) => a - b) : out;
   };
 
   const start = (p: number): void => {
     const s = g.steps[p];
-    const scan = scanJson(s.input, { k: L.shingle_tokens, maxChars });
+    const scan = scanJson(s.input, scanOpts);
     inHash[p] = scan.contentHash;
-    const vals = scan.values;
-    inValues[p] = vals;
-    for (const v of vals) {
-      vote(latestValue.get(v.key), KIND_WEIGHT[v.kind]);
-      if (!firstSeen.has(v.key)) firstSeen.set(v.key, p);
+    const vh = scan.valueHashes;
+    const vk = scan.valueKinds;
+    for (let i = 0; i < vh.length; i++) {
+      vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]]);
+      firstSeen.setIfAbsent(vh[i], p);
     }
-    for (const h of scan.shingles) vote(latestShingle.get(h), 1);
-    for (const key of keysOf(s.metadata?.reads)) vote(writers.get(key), 3);
-    const callId = s.metadata?.tool_call_id;
-    if (typeof callId === 'string') vote(callOwner.get(callId), 3);
+    const shingles = scan.shingles;
+    for (let i = 0; i < shingles.length; i++) vote(latestShingle.get(shingles[i], NOT_SEEN), 1);
+    const meta = s.metadata;
+    if (meta.reads !== undefined) for (const key of keysOf(meta.reads)) vote(writers.get(key) ?? NOT_SEEN, 3);
+    const callId = meta.tool_call_id;
+    if (typeof callId === 'string') vote(callOwner.get(callId) ?? NOT_SEEN, 3);
     const parentKey = g.parent[p];
     const wait = awaiting.get(parentKey);
     if (wait && wait.length > 0) {
@@ -185,16 +213,16 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
 
   const end = (q: number): void => {
     const s = g.steps[q];
-    const scan = scanJson(s.output, { k: L.shingle_tokens, maxChars });
+    const scan = scanJson(s.output, scanOpts);
     outHash[q] = scan.contentHash;
-    const vals = scan.values;
-    outValues[q] = vals;
+    const vh = scan.valueHashes;
+    const vk = scan.valueKinds;
     const sh = scan.shingles;
     const kids = g.children[q];
     if (kids.length > 0 && s.output !== null) {
-      for (const v of vals) vote(latestValue.get(v.key), KIND_WEIGHT[v.kind]);
-      for (const h of sh) vote(latestShingle.get(h), 1);
-      const fromKids = chosen(q).filter((x) => x >= 0 && isAncestor(g, q, x));
+      for (let i = 0; i < vh.length; i++) vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]]);
+      for (let i = 0; i < sh.length; i++) vote(latestShingle.get(sh[i], NOT_SEEN), 1);
+      const fromKids = chosen(q).filter((x) => x >= 0 && g.depth[x] > g.depth[q] && isAncestor(g, q, x));
       if (fromKids.length === 0) {
         for (let k = kids.length - 1; k >= 0; k--) {
           const c = kids[k];
@@ -206,16 +234,18 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
       }
       outProducers[q] = fromKids;
     }
-    for (const v of vals) {
-      latestValue.set(v.key, q);
-      if (!firstSeen.has(v.key)) firstSeen.set(v.key, q);
+    for (let i = 0; i < vh.length; i++) {
+      latestValue.set(vh[i], q);
+      firstSeen.setIfAbsent(vh[i], q);
     }
-    for (const h of sh) latestShingle.set(h, q);
-    for (const key of keysOf(s.metadata?.writes)) writers.set(key, q);
-    if (s.type === 'llm') for (const id of toolCallIdsOf(s.output)) callOwner.set(id, q);
-    const callId = s.metadata?.tool_call_id;
-    if (typeof callId === 'string') latestValue.set(`id:${callId.toLowerCase()}`, q);
-    if (vals.length === 0 && sh.length === 0) {
+    for (let i = 0; i < sh.length; i++) latestShingle.set(sh[i], q);
+    const meta = s.metadata;
+    if (meta.writes !== undefined) for (const key of keysOf(meta.writes)) writers.set(key, q);
+    if (s.type === 'llm' && s.output !== null && typeof s.output === 'object') for (const id of toolCallIdsOf(s.output)) callOwner.set(id, q);
+    const callId = meta.tool_call_id;
+    // Whoever quotes the call id later consumed this result.
+    if (typeof callId === 'string') for (const h of scanText(callId, idScanOpts).valueHashes) latestValue.set(h, q);
+    if (vh.length === 0 && sh.length === 0) {
       const list = awaiting.get(g.parent[q]);
       if (list) list.push(q);
       else awaiting.set(g.parent[q], [q]);
@@ -231,24 +261,30 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   for (let p = 0; p < n; p++) {
     const s = g.steps[p];
     while (heap.size > 0 && endAt[heap.peek()] <= s.started_at) end(heap.pop());
-    if (!g.live[p]) {
-      inValues[p] = [];
-      outValues[p] = [];
-      continue;
-    }
+    if (!g.live[p]) continue;
     start(p);
     if (s.ended_at !== null && s.status !== 'running') heap.push(p);
-    else outValues[p] = [];
   }
   while (heap.size > 0) end(heap.pop());
 
-  const consumers: number[][] = Array.from({ length: n }, () => []);
+  const consumers: number[][] = new Array(n).fill(NONE);
+  const link = (q: number, p: number): void => {
+    if (consumers[q] === NONE) consumers[q] = [p];
+    else consumers[q].push(p);
+  };
   for (let p = 0; p < n; p++) {
-    for (const q of inProducers[p]) if (q >= 0) consumers[q].push(p);
-    for (const q of outProducers[p]) consumers[q].push(p);
+    for (const q of inProducers[p]) if (q >= 0) link(q, p);
+    for (const q of outProducers[p]) link(q, p);
   }
   const inCache = new Map<number, string>();
   const outCache = new Map<number, string>();
+  const inValCache = new Map<number, Value[]>();
+  const outValCache = new Map<number, Value[]>();
+  const fullOpts = { maxChars, shingles: false };
+  const hashOpts = { maxChars, shingles: false, values: 'hash' as const };
+  const inHashCache = new Map<number, Set<number>>();
+  const outHashCache = new Map<number, Set<number>>();
+  const hashSet = (v: Json | null): Set<number> => new Set(scanJson(v, hashOpts).valueHashes);
   const lin: Lineage = {
     inProducers,
     outProducers,
@@ -266,8 +302,26 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
       if (t === undefined) outCache.set(p, (t = jsonText(g.steps[p].output, maxChars)));
       return t;
     },
-    inValues,
-    outValues,
+    inHashesOf(p) {
+      let v = inHashCache.get(p);
+      if (v === undefined) inHashCache.set(p, (v = g.live[p] ? hashSet(g.steps[p].input) : new Set()));
+      return v;
+    },
+    outHashesOf(p) {
+      let v = outHashCache.get(p);
+      if (v === undefined) outHashCache.set(p, (v = g.live[p] && g.steps[p].status !== 'running' ? hashSet(g.steps[p].output) : new Set()));
+      return v;
+    },
+    inValuesOf(p) {
+      let v = inValCache.get(p);
+      if (v === undefined) inValCache.set(p, (v = g.live[p] ? scanJson(g.steps[p].input, fullOpts).values : []));
+      return v;
+    },
+    outValuesOf(p) {
+      let v = outValCache.get(p);
+      if (v === undefined) outValCache.set(p, (v = g.live[p] && g.steps[p].status !== 'running' ? scanJson(g.steps[p].output, fullOpts).values : []));
+      return v;
+    },
     runInputText,
     runInputValues,
     firstSeen,
@@ -290,17 +344,17 @@ function norm(t: string): string {
 export function findFinalProducer(g: RunGraph, lin: Lineage): number {
   const n = g.steps.length;
   const runOutput = g.detail.run.output;
-  const runHash = scanJson(runOutput, { values: false, shingles: false }).contentHash;
-  const runWords = scanJson(runOutput, { values: false, shingles: false }).words;
+  const runHash = scanJson(runOutput, { values: 'none', shingles: false }).contentHash;
+  const runWords = scanJson(runOutput, { values: 'none', shingles: false }).words;
   if (runWords > 0) {
-    const runLlmHash = scanJson(llmText(runOutput), { values: false, shingles: false }).contentHash;
+    const runLlmHash = scanJson(llmText(runOutput), { values: 'none', shingles: false }).contentHash;
     const candidates: number[] = [];
     for (let p = 0; p < n; p++) {
       if (!g.live[p] || g.steps[p].status !== 'ok' || g.steps[p].output === null) continue;
       const s = g.steps[p];
       if (lin.outHash[p] === runHash || lin.outHash[p] === runLlmHash) candidates.push(p);
       else if (s.type === 'llm' && typeof s.output !== 'string') {
-        const h = scanJson(llmText(s.output), { values: false, shingles: false }).contentHash;
+        const h = scanJson(llmText(s.output), { values: 'none', shingles: false }).contentHash;
         if (h === runHash || h === runLlmHash) candidates.push(p);
       }
     }

@@ -9,6 +9,8 @@
 import type { Settings } from '../scoring/settings';
 import type { Lineage } from './lineage';
 import type { RunGraph } from './run-graph';
+import { IntMap } from './int-map';
+import { hashKey } from './value-features';
 
 export interface LoopInfo {
   parent: number;
@@ -17,10 +19,6 @@ export interface LoopInfo {
   occurrences: number[];
 }
 
-function fingerprint(g: RunGraph, lin: Lineage, p: number): string {
-  const s = g.steps[p];
-  return `${s.name}\u0000${s.type}\u0000${s.type === 'llm' ? lin.outHash[p] : lin.inHash[p]}`;
-}
 
 export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopInfo[] {
   const min = settings.blame.loop_min_repeats;
@@ -29,17 +27,28 @@ export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopIn
   for (let p = 0; p < g.steps.length; p++) if (g.children[p].length >= min) groups.push([p, g.children[p]]);
   for (const [parent, kids] of groups) {
     if (kids.length < min) continue;
-    const byPrint = new Map<string, number[]>();
-    for (const c of kids) {
-      if (!g.live[c]) continue;
-      const f = fingerprint(g, lin, c);
-      const list = byPrint.get(f);
-      if (list) list.push(c);
-      else byPrint.set(f, [c]);
+    // Count (name, type, content) fingerprints first; lists are built only for repeated ones.
+    const prints = new Int32Array(kids.length);
+    const counts = new IntMap(kids.length);
+    for (let i = 0; i < kids.length; i++) {
+      const c = kids[i];
+      if (!g.live[c]) {
+        prints[i] = -1;
+        continue;
+      }
+      const s = g.steps[c];
+      const f = (Math.imul(hashKey(`${s.type}:${s.name}`), 31) + (s.type === 'llm' ? lin.outHash[c] : lin.inHash[c])) & 0x3fffffff;
+      prints[i] = f;
+      counts.set(f, counts.get(f, 0) + 1);
     }
-    for (const list of byPrint.values()) {
-      if (list.length >= min) loops.push({ parent, name: g.steps[list[0]].name, occurrences: list });
+    const lists = new Map<number, number[]>();
+    for (let i = 0; i < kids.length; i++) {
+      if (prints[i] < 0 || counts.get(prints[i], 0) < min) continue;
+      const list = lists.get(prints[i]);
+      if (list) list.push(kids[i]);
+      else lists.set(prints[i], [kids[i]]);
     }
+    for (const list of lists.values()) loops.push({ parent, name: g.steps[list[0]].name, occurrences: list });
   }
   return loops.sort((a, b) => a.occurrences[0] - b.occurrences[0]);
 }

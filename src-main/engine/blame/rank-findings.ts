@@ -10,8 +10,8 @@
  *  4. Order by strength; position (earlier first) only breaks exact ties.
  *  5. Confidence from the gap to the runner-up (the seed's thresholds): below
  *     blame.co_blame_gap it is low and the near ties are co-blamed; up to
- *     blame.medium_gap medium; above, high. The verdict-fallback rule is
- *     always low.
+ *     blame.medium_gap medium; above, high. A top strength below 0.5 caps
+ *     it at medium, below 0.3 (and the verdict-fallback rule) at low.
  */
 import type { Confidence } from '../../../src-shared/analysis';
 import type { BlameWork, Finding, Symptom } from './finding';
@@ -101,7 +101,9 @@ export function rankFindings(w: BlameWork, raw: Finding[], budget: number[]): Ra
       confidence = 'low';
       coBlamed = causes.slice(1).filter((c) => top.strength - c.strength < coGap);
     } else if (gap <= mediumGap) confidence = 'medium';
-    if (top.rule === 'verdict-fallback') confidence = 'low';
+    // A lone weak finding is not a confident one: the strength caps the confidence.
+    if (top.strength < 0.3 || top.rule === 'verdict-fallback') confidence = 'low';
+    else if (top.strength < 0.5 && confidence === 'high') confidence = 'medium';
   }
   return { causes, confidence, coBlamed, symptoms };
 }

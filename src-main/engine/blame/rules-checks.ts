@@ -6,7 +6,9 @@
  * reach the final output (outside its lineage slice) get 0.8 of that: they
  * may still matter (lineage is inferred), but less likely. Errors, and error
  * payloads already traced to the step that produced their input, are left to
- * rules-errors.
+ * rules-errors. A tool whose historical failure rate is at least
+ * scoring.tool.flaky_rate is a finding of strength soft_check × rate even
+ * when its own score is above the threshold.
  */
 import { quoteStep } from '../scoring/evidence-quote';
 import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
@@ -22,9 +24,9 @@ export function checkFindings(w: BlameWork, handled: Set<number>): Finding[] {
   const out: Finding[] = [];
   for (let p = 0; p < g.steps.length; p++) {
     const a = w.assess[p];
-    if (!g.live[p] || w.recovered.has(p) || handled.has(p) || a.score === null || a.score >= floor) continue;
-    if (g.steps[p].status !== 'ok') continue;
-    const worst = a.worst;
+    if (!g.live[p] || w.recovered.has(p) || handled.has(p) || a.score === null || g.steps[p].status !== 'ok') continue;
+    // A tool that often fails elsewhere is a suspect even when this call looked fine.
+    const worst = a.score < floor ? a.worst : a.checks.find((c) => c.name === 'tool.flaky') ?? null;
     if (!worst) continue;
     const inSlice = w.lineage.finalProducer < 0 || w.slice.has(p);
     const strength = (worst.hard ? st.hard_check : st.soft_check) * (1 - worst.value) * (inSlice ? 1 : OUT_OF_SLICE);

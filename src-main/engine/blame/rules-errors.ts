@@ -147,9 +147,9 @@ export function errorFindings(w: BlameWork): ErrorFindings {
 function inputCaused(w: BlameWork, producer: number, failed: number, message: string, why: string, errEv: ReturnType<typeof quoteStep>): Finding {
   const g = w.graph;
   const lin = w.lineage;
-  const outKeys = new Map(lin.outValues[producer].map((v) => [v.key, v.raw]));
-  const shared = lin.inValues[failed].find((v) => outKeys.has(v.key));
-  const prodEv = (shared ? quoteStep(g.steps[producer], 'output', outKeys.get(shared.key)) : null) ?? quoteStep(g.steps[producer], 'output');
+  const outRaw = new Map(lin.outValuesOf(producer).map((v) => [v.h, v.raw]));
+  const shared = lin.inValuesOf(failed).find((v) => outRaw.has(v.h));
+  const prodEv = (shared ? quoteStep(g.steps[producer], 'output', outRaw.get(shared.h)) : null) ?? quoteStep(g.steps[producer], 'output');
   w.symptoms.push({ pos: failed, causedBy: producer, reason: `rejected the input that "${g.steps[producer].name}" produced` });
   const what = shared ? `the input ${q(shared.raw, 60)}` : 'the input';
   return {

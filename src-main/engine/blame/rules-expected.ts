@@ -24,25 +24,26 @@ export function expectedFindings(w: BlameWork): Finding[] {
   const lin = w.lineage;
   const at = w.settings.blame.expected_present_at;
   const eVals = valuesOf(expected);
-  const eKeys = new Set(eVals.map((v) => v.key));
+  const eKeys = new Set(eVals.map((v) => v.h));
   const eTerms = termSet(expected, 500);
   if (eKeys.size === 0 && eTerms.size === 0) return [];
-  const cov = (values: { key: string }[], text: string): number => {
+  const covOf = (have: Set<number>, text: () => string): number => {
     if (eKeys.size > 0) {
-      const have = new Set(values.map((v) => v.key));
       let hit = 0;
       for (const k of eKeys) if (have.has(k)) hit++;
       return hit / eKeys.size;
     }
-    return coverage(eTerms, termSet(text, 20_000));
+    return coverage(eTerms, termSet(text(), 20_000));
   };
+  const outCov = (p: number): number => covOf(lin.outHashesOf(p), () => lin.outTextOf(p));
+  const inCov = (p: number): number => covOf(lin.inHashesOf(p), () => lin.inTextOf(p));
   const f = lin.finalProducer;
-  const finalCov = f >= 0 ? cov(lin.outValues[f], lin.outTextOf(f)) : cov(valuesOf(lin.runInputText), '');
+  const finalCov = f >= 0 ? outCov(f) : 0;
   if (f >= 0 && finalCov >= at) return [];
 
   const n = g.steps.length;
   const present: number[] = [];
-  for (let p = 0; p < n; p++) if (g.live[p] && p !== f && g.steps[p].status === 'ok' && cov(lin.outValues[p], lin.outTextOf(p)) >= at) present.push(p);
+  for (let p = 0; p < n; p++) if (g.live[p] && p !== f && g.steps[p].status === 'ok' && outCov(p) >= at) present.push(p);
   const st = w.settings.blame.strength;
   const expectedEv = quoteRun(w.detail.run, 'verdict', eVals[0]?.raw ?? expected.slice(0, 60));
 
@@ -71,7 +72,7 @@ export function expectedFindings(w: BlameWork): Finding[] {
   }
 
   const quoteIn = (p: number): ReturnType<typeof quoteStep> => {
-    const hit = lin.outValues[p].find((v) => eKeys.has(v.key));
+    const hit = lin.outValuesOf(p).find((v) => eKeys.has(v.h));
     return quoteStep(g.steps[p], 'output', hit?.raw) ?? quoteStep(g.steps[p], 'output');
   };
   const presentSet = new Set(present);
@@ -80,7 +81,7 @@ export function expectedFindings(w: BlameWork): Finding[] {
       if (presentSet.has(c) || isAncestor(g, c, p) || !g.live[c]) continue;
       const t = g.steps[c].type;
       if (t === 'tool' || t === 'retrieval') continue;
-      if (cov(lin.inValues[c], lin.inTextOf(c)) < at) continue;
+      if (inCov(c) < at) continue;
       return [
         {
           pos: c,

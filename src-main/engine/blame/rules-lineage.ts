@@ -20,34 +20,25 @@ import { quoteRun, quoteStep } from '../scoring/evidence-quote';
 import { passagesOf, isObj } from '../scoring/json-text';
 import { shinglesOf, type Value } from './value-features';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
-import { RUN_INPUT } from './lineage';
+import { NOT_SEEN, RUN_INPUT } from './lineage';
 import { isAncestor } from './run-graph';
 
 const LOOKUP = new Set(['tool', 'retrieval']);
 const GENERATOR = new Set(['llm', 'generic', 'prompt', 'agent']);
 
-function outPositionsByKey(w: BlameWork): Map<string, number[]> {
-  const m = new Map<string, number[]>();
-  const lin = w.lineage;
-  for (let p = 0; p < w.graph.steps.length; p++) {
-    for (const v of lin.outValues[p] ?? []) {
-      const list = m.get(v.key);
-      if (list) {
-        if (list[list.length - 1] !== p) list.push(p);
-      } else m.set(v.key, [p]);
-    }
-  }
-  return m;
-}
+const lookupCache = new WeakMap<BlameWork, Set<number>>();
 
-function lookupInputKeys(w: BlameWork): Set<string> {
-  const keys = new Set<string>();
+function lookupInputHashes(w: BlameWork): Set<number> {
+  const cached = lookupCache.get(w);
+  if (cached) return cached;
+  const out = new Set<number>();
+  lookupCache.set(w, out);
   const g = w.graph;
   for (let p = 0; p < g.steps.length; p++) {
     if (!g.live[p] || !LOOKUP.has(g.steps[p].type)) continue;
-    for (const v of w.lineage.inValues[p]) keys.add(v.key);
+    for (const h of w.lineage.inHashesOf(p)) out.add(h);
   }
-  return keys;
+  return out;
 }
 
 export function wrongArgumentFindings(w: BlameWork): Finding[] {
@@ -55,26 +46,48 @@ export function wrongArgumentFindings(w: BlameWork): Finding[] {
   const lin = w.lineage;
   const req = lin.runInputValues;
   if (req.length === 0) return [];
-  const reqKeys = new Set(req.map((v) => v.key));
-  const used = lookupInputKeys(w);
+  const reqHashes = new Set(req.map((v) => v.h));
+  const used = lookupInputHashes(w);
   const unusedByKind = new Map<string, Value>();
-  for (const v of req) if (!used.has(v.key) && !unusedByKind.has(v.kind)) unusedByKind.set(v.kind, v);
+  for (const v of req) if (!used.has(v.h) && !unusedByKind.has(v.kind)) unusedByKind.set(v.kind, v);
   if (unusedByKind.size === 0) return [];
-  const outPos = outPositionsByKey(w);
-  const out: Finding[] = [];
-  const blamed = new Set<number>();
+  // Candidates: values in lookup inputs that the request lacks, of a kind whose request value no lookup got.
+  const candidates: { t: number; v: Value; u: Value }[] = [];
   for (let t = 0; t < g.steps.length; t++) {
     if (!g.live[t] || !LOOKUP.has(g.steps[t].type)) continue;
-    for (const v of lin.inValues[t]) {
-      if (reqKeys.has(v.key)) continue;
+    for (const v of lin.inValuesOf(t)) {
       const u = unusedByKind.get(v.kind);
-      if (!u) continue;
-      const sources = (outPos.get(v.key) ?? []).filter((p) => p < t);
-      if (sources.length === 0) continue;
-      // Supplied by data (a lookup result) rather than introduced by a model.
-      if (sources.some((p) => LOOKUP.has(g.steps[p].type))) continue;
-      const intro = sources.find((p) => GENERATOR.has(g.steps[p].type) && !lin.inValues[p].some((x) => x.key === v.key));
-      if (intro === undefined || blamed.has(intro)) continue;
+      if (u && !reqHashes.has(v.h)) candidates.push({ t, v, u });
+    }
+  }
+  if (candidates.length === 0) return [];
+  // One pass over all outputs: where does each candidate value appear?
+  const wanted = new Set(candidates.map((c) => c.v.h));
+  const sources = new Map<number, number[]>();
+  for (let p = 0; p < g.steps.length; p++) {
+    if (!g.live[p]) continue;
+    for (const h of lin.outHashesOf(p)) {
+      if (!wanted.has(h)) continue;
+      const list = sources.get(h);
+      if (list) list.push(p);
+      else sources.set(h, [p]);
+    }
+  }
+  const out: Finding[] = [];
+  const blamed = new Set<number>();
+  const done = new Set<number>();
+  for (const { t, v, u } of candidates) {
+    if (done.has(t)) continue;
+    {
+      // Earlier steps whose output holds v; none may be a lookup (then data supplied it, not a model).
+      let intro = -1;
+      let fromData = false;
+      for (const p of sources.get(v.h) ?? []) {
+        if (p >= t) break;
+        if (LOOKUP.has(g.steps[p].type)) fromData = true;
+        else if (intro === -1 && GENERATOR.has(g.steps[p].type) && !lin.inHashesOf(p).has(v.h)) intro = p;
+      }
+      if (fromData || intro === -1 || blamed.has(intro)) continue;
       blamed.add(intro);
       out.push({
         pos: intro,
@@ -84,7 +97,7 @@ export function wrongArgumentFindings(w: BlameWork): Finding[] {
         evidence: evidenceList(quoteStep(g.steps[intro], 'output', v.raw), quoteStep(g.steps[t], 'input', v.raw), quoteRun(w.detail.run, 'input', u.raw)),
         dependent: false,
       });
-      break;
+      done.add(t);
     }
   }
   return out;
@@ -98,16 +111,16 @@ export function informationLostFindings(w: BlameWork): Finding[] {
   let anyLookup = false;
   for (let p = 0; p < g.steps.length; p++) if (g.live[p] && LOOKUP.has(g.steps[p].type)) anyLookup = true;
   if (!anyLookup) return [];
-  const used = lookupInputKeys(w);
-  const finalKeys = new Set((lin.finalProducer >= 0 ? lin.outValues[lin.finalProducer] : []).map((v) => v.key));
+  const used = lookupInputHashes(w);
+  const finalHashes = lin.finalProducer >= 0 ? lin.outHashesOf(lin.finalProducer) : new Set<number>();
   const out: Finding[] = [];
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   for (const u of req) {
-    if (used.has(u.key) || finalKeys.has(u.key) || seen.has(u.key)) continue;
-    seen.add(u.key);
+    if (used.has(u.h) || finalHashes.has(u.h) || seen.has(u.h)) continue;
+    seen.add(u.h);
     for (let p = 0; p < g.steps.length; p++) {
       if (!g.live[p] || !GENERATOR.has(g.steps[p].type) || p === lin.finalProducer || g.steps[p].status !== 'ok') continue;
-      if (!lin.inValues[p].some((v) => v.key === u.key) || lin.outValues[p].some((v) => v.key === u.key)) continue;
+      if (!lin.inHashesOf(p).has(u.h) || lin.outHashesOf(p).has(u.h)) continue;
       const feedsLookup = lin.consumers[p].some((c) => LOOKUP.has(g.steps[c].type) && !isAncestor(g, c, p));
       if (!feedsLookup) continue;
       out.push({
@@ -224,17 +237,38 @@ export function unusedContextFindings(w: BlameWork): Finding[] {
 
 const FABRICABLE = new Set(['number', 'date', 'id', 'email', 'url']);
 
+/**
+ * A number the answer computed from two numbers it was given (sum,
+ * difference, product or ratio, within 0.5%) is derived, not made up:
+ * "100 EUR at 1.31 is 131 USD". At most 60 input numbers are paired.
+ */
+function derivable(x: number, inputs: number[]): boolean {
+  const near = (a: number, b: number): boolean => Math.abs(a - b) <= Math.max(0.005 * Math.abs(b), 1e-9);
+  const xs = inputs.slice(0, 60);
+  for (let i = 0; i < xs.length; i++) {
+    for (let j = 0; j < xs.length; j++) {
+      const a = xs[i];
+      const b = xs[j];
+      if (i < j && (near(a + b, x) || near(a * b, x))) return true;
+      if (i !== j && (near(a - b, x) || (b !== 0 && near(a / b, x)))) return true;
+    }
+  }
+  return false;
+}
+
 export function fabricationFindings(w: BlameWork): Finding[] {
   const g = w.graph;
   const lin = w.lineage;
   const f = lin.finalProducer;
   if (f < 0 || g.steps[f].type !== 'llm' || g.steps[f].status !== 'ok') return [];
-  const inKeys = new Set(lin.inValues[f].map((v) => v.key));
+  const inKeys = new Set(lin.inValuesOf(f).map((v) => v.key));
+  const numbers = [...lin.inValuesOf(f), ...lin.runInputValues].filter((v) => v.kind === 'number').map((v) => Number(v.key.slice(7)));
   const made: Value[] = [];
-  for (const v of lin.outValues[f]) {
+  for (const v of lin.outValuesOf(f)) {
     if (!FABRICABLE.has(v.kind) || inKeys.has(v.key)) continue;
-    const first = lin.firstSeen.get(v.key);
-    if (first !== undefined && (first === RUN_INPUT || first < f)) continue;
+    const first = lin.firstSeen.get(v.h, NOT_SEEN);
+    if (first !== NOT_SEEN && (first === RUN_INPUT || first < f)) continue;
+    if (v.kind === 'number' && derivable(Number(v.key.slice(7)), numbers)) continue;
     if (!made.some((m) => m.key === v.key)) made.push(v);
   }
   if (made.length === 0) return [];

@@ -25,7 +25,9 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
   const pos = new Map<string, number>();
   for (let i = 0; i < n; i++) pos.set(steps[i].step_id, i);
   const parent = new Int32Array(n).fill(-1);
-  const children: number[][] = Array.from({ length: n }, () => []);
+  // Leaves share one empty list; a list is made only for steps that have children.
+  const NO_CHILDREN: number[] = [];
+  const children: number[][] = new Array(n).fill(NO_CHILDREN);
   const roots: number[] = [];
   const orphan: boolean[] = new Array(n).fill(false);
   const live: boolean[] = new Array(n);
@@ -38,7 +40,8 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
       roots.push(i);
     } else {
       parent[i] = p;
-      children[p].push(i);
+      if (children[p] === NO_CHILDREN) children[p] = [i];
+      else children[p].push(i);
     }
   }
   // Depth by walking up with memo; a parent cycle (corrupt data) is cut at the repeat.

@@ -1,14 +1,19 @@
 /**
  * Values that identify content as it moves between steps: dates, e-mail
- * addresses, URLs, ids (letters mixed with digits), numbers of two or more
- * digits, and capitalised names. Each comes out as "kind:normal form", so
- * "March 5, 2024" and "2024-03-05" are one date and "1,200" and "1200" one
- * number. Text is also cut into word k-shingles for "this passage reappears
- * there" (Broder 1997), sampled 0 mod 4 on long texts to keep the index small.
+ * addresses, URLs, ids (letters mixed with digits), numbers (two or more
+ * digits, or with a decimal point), and capitalised names. Each has a kind
+ * and a 30-bit hash of its normal form, so "March 5, 2024" and "2024-03-05"
+ * are one date and "1,200.50" and "1200.5" one number. Text is also cut
+ * into word k-shingles for "this passage reappears there" (Broder 1997),
+ * sampled 0 mod 4 on long texts to keep the index small.
  *
- * One pass over the characters does both (no regular expression on the hot
- * path, no string per word): lineage runs this on every field of every step,
- * and 10,000 steps must take milliseconds.
+ * One pass over the characters does all of it, with no regular expression
+ * and no string per word on the hot path. The lineage index runs it in
+ * hash-only mode over every field of every step (10,000 steps must take
+ * milliseconds); the rules ask for full Value objects (with the text to
+ * quote) only for the few steps they inspect. Both modes compute the same
+ * hashes. Hashes are 30 bits so they stay small integers in V8; a collision
+ * (about 1 in 10^9 per pair) can at worst add a lineage edge.
  */
 import type { Json } from '../../../src-shared/trace-format';
 import { STOPWORDS } from '../scoring/text-terms';
@@ -17,9 +22,39 @@ export type ValueKind = 'date' | 'email' | 'url' | 'id' | 'number' | 'name';
 
 export interface Value {
   kind: ValueKind;
+  /** Normal form with its kind, e.g. "date:2024-03-05", "number:1200.5". */
   key: string;
   /** The text as it appears (for quoting). */
   raw: string;
+  /** 30-bit hash of the normal form; what the lineage index keys on. */
+  h: number;
+}
+
+const MASK = 0x3fffffff;
+const FNV = 2166136261;
+const PRIME = 16777619;
+
+function fnv(s: string): number {
+  let h = FNV;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h = Math.imul(h ^ (c >= 65 && c <= 90 ? c + 32 : c), PRIME);
+  }
+  return h;
+}
+
+const KIND_CODE: Record<ValueKind, number> = { date: 1, email: 2, url: 3, id: 4, number: 5, name: 6 };
+const KINDS: ValueKind[] = ['date', 'date', 'email', 'url', 'id', 'number', 'name'];
+/** How strongly a shared value links two steps (used by lineage). */
+export const KIND_WEIGHT: Record<ValueKind, number> = { date: 2, email: 2, url: 2, id: 2, number: 1, name: 1 };
+
+function seal(kind: number, h: number): number {
+  return Math.imul(h ^ Math.imul(kind, 0x9e3779b1), PRIME) & MASK;
+}
+
+/** Hash of an arbitrary key (e-mails, URLs, tool-call ids). */
+export function hashKey(key: string): number {
+  return fnv(key) & MASK;
 }
 
 const MONTHS: Record<string, string> = {
@@ -32,18 +67,24 @@ const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
 const URL_RE = /\bhttps?:\/\/[^\s"'<>)]+/g;
 
 // Capitalised words that start sentences and instructions rather than name things.
-const NAME_NOISE = new Set(
-  ('find show list compare summarize summarise write get give tell explain describe calculate book check look search create ' +
-    'make send hi hello thanks thank sure here yes note step task user assistant system context question answer plan result ' +
-    'results query source sources passage document documents error warning okay ok let now first then next finally also ' +
-    'according however therefore today tomorrow yesterday total sorry unfortunately based use using call return returns ' +
-    'january february march april may june july august september october november december monday tuesday wednesday ' +
-    'thursday friday saturday sunday').split(' '),
-);
+const NAME_NOISE_WORDS =
+  'find show list compare summarize summarise write get give tell explain describe calculate book check look search create ' +
+  'make send hi hello thanks thank sure here yes note step task user assistant system context question answer plan result ' +
+  'results query source sources passage document documents error warning okay ok let now first then next finally also ' +
+  'according however therefore today tomorrow yesterday total sorry unfortunately based use using call return returns ' +
+  'january february march april may june july august september october november december monday tuesday wednesday ' +
+  'thursday friday saturday sunday';
+const NAME_NOISE = new Set(NAME_NOISE_WORDS.split(' ').map((w) => fnv(w)));
+const STOP_HASH = new Set([...STOPWORDS].map((w) => fnv(w)));
 
 export interface Scan {
+  /** Full values; empty in hash-only mode. */
   values: Value[];
-  shingles: number[];
+  /** Hash-only mode: value hashes and kinds, views into shared buffers valid until the next scan. */
+  valueHashes: Int32Array;
+  valueKinds: Uint8Array;
+  /** A view into a buffer shared by all scans: valid until the next scan. */
+  shingles: Int32Array;
   /** Hash of the word sequence: equal for texts that differ only in punctuation, spacing or case. */
   contentHash: number;
   words: number;
@@ -67,90 +108,132 @@ function cls(c: number): C {
   return C.Letter;
 }
 
-function pad2(s: string): string {
-  return s.length === 1 ? `0${s}` : s;
-}
-
 export interface ScanOptions {
   k?: number;
   maxChars?: number;
   /** Texts of more words than this keep only shingles whose hash is 0 mod 4. */
   sampleAbove?: number;
-  values?: boolean;
+  /** 'full' (Value objects), 'hash' (hashes and kinds only) or 'none'. */
+  values?: 'full' | 'hash' | 'none';
   shingles?: boolean;
 }
 
+// Buffers reused by every scan, so that scanning 10,000 steps allocates
+// almost nothing in hash-only mode.
+let WORDS = new Int32Array(1 << 14);
+let SHINGLES = new Int32Array(1 << 14);
+let VH = new Int32Array(1 << 10);
+let VK = new Uint8Array(1 << 10);
+const NAME_WORDS = new Int32Array(64);
+const NO_VALUES: Value[] = [];
+
 interface ScanState {
-  values: Value[];
-  hashes: number[];
+  full: Value[] | null;
   wantValues: boolean;
+  count: number;
+  vcount: number;
   budget: number;
 }
 
-function pushName(t: string, start: number, end: number, values: Value[]): void {
-  const raw = t.slice(start, end);
-  const parts = raw.split(/[ -]/);
-  const words = parts.filter((w) => !STOPWORDS.has(w.toLowerCase()));
-  const key = words.join(' ').toLowerCase();
-  if (key.length < 3 || (words.length === 1 && NAME_NOISE.has(key))) return;
-  values.push({ kind: 'name', key: `name:${key}`, raw: words.length === parts.length ? raw : words.join(' ') });
+function emit(st: ScanState, kind: number, h: number): void {
+  if (st.vcount === VH.length) {
+    const a = new Int32Array(VH.length * 2);
+    a.set(VH);
+    VH = a;
+    const b = new Uint8Array(VK.length * 2);
+    b.set(VK);
+    VK = b;
+  }
+  VH[st.vcount] = h;
+  VK[st.vcount++] = kind;
 }
 
-function pushDigitToken(t: string, start: number, end: number, digits: number, onlyNumberChars: boolean, values: Value[]): void {
-  const len = end - start;
-  if (len === 10 && digits === 8 && t.charCodeAt(start + 4) === 45 && t.charCodeAt(start + 7) === 45) {
+function pad2(s: string): string {
+  return s.length === 1 ? `0${s}` : s;
+}
+
+function emitName(st: ScanState, t: string, start: number, end: number, nWords: number, keptChars: number, kept: number): void {
+  if (kept === 0 || keptChars + kept - 1 < 3) return;
+  let h = FNV;
+  let nKept = 0;
+  let lastKept = 0;
+  for (let i = 0; i < nWords; i++) {
+    const w = NAME_WORDS[i];
+    if (w === 0) continue;
+    h = Math.imul(h ^ w, PRIME);
+    nKept++;
+    lastKept = w;
+  }
+  if (nKept === 1 && NAME_NOISE.has(lastKept)) return;
+  const vh = seal(KIND_CODE.name, h);
+  emit(st, KIND_CODE.name, vh);
+  if (st.full) {
     const raw = t.slice(start, end);
-    values.push({ kind: 'date', key: `date:${raw}`, raw });
-  } else if (onlyNumberChars) {
-    // Single digits ("top 3", list markers) are too common to identify anything.
-    if (len === 1) return;
-    const raw = t.slice(start, end);
-    const v = Number(raw.includes(',') ? raw.replace(/,/g, '') : raw);
-    if (Number.isFinite(v) && !(Math.abs(v) < 10 && Number.isInteger(v))) values.push({ kind: 'number', key: `number:${v}`, raw });
-  } else if (len >= 4) {
-    const raw = t.slice(start, end);
-    values.push({ kind: 'id', key: `id:${raw.toLowerCase()}`, raw });
+    const parts = raw.split(/[ -]/);
+    const words = parts.filter((p) => !STOP_HASH.has(fnv(p)));
+    const key = words.join(' ').toLowerCase();
+    st.full.push({ kind: 'name', key: `name:${key}`, raw: words.length === parts.length ? raw : words.join(' '), h: vh });
   }
 }
 
-function pushRareValues(t: string, sawMonth: boolean, values: Value[]): void {
+function emitRare(st: ScanState, t: string, sawMonth: boolean): void {
   if (sawMonth) {
     for (const re of [NAMED_DATE, DAY_FIRST_DATE]) {
       re.lastIndex = 0;
       let m: RegExpExecArray | null;
       while ((m = re.exec(t)) !== null) {
         const [month, day, year] = re === NAMED_DATE ? [m[1], m[2], m[3]] : [m[2], m[1], m[3]];
-        values.push({ kind: 'date', key: `date:${year}-${MONTHS[month.toLowerCase().slice(0, 3)]}-${pad2(day)}`, raw: m[0] });
+        const mm = MONTHS[month.toLowerCase().slice(0, 3)];
+        if (!mm) continue;
+        const vh = seal(KIND_CODE.date, fnv(`${year}${mm}${pad2(day)}`));
+        emit(st, KIND_CODE.date, vh);
+        st.full?.push({ kind: 'date', key: `date:${year}-${mm}-${pad2(day)}`, raw: m[0], h: vh });
       }
     }
   }
   if (t.includes('@')) {
     EMAIL.lastIndex = 0;
     let m: RegExpExecArray | null;
-    while ((m = EMAIL.exec(t)) !== null) values.push({ kind: 'email', key: `email:${m[0].toLowerCase()}`, raw: m[0] });
+    while ((m = EMAIL.exec(t)) !== null) {
+      const key = `email:${m[0].toLowerCase()}`;
+      const vh = hashKey(key);
+      emit(st, KIND_CODE.email, vh);
+      st.full?.push({ kind: 'email', key, raw: m[0], h: vh });
+    }
   }
   if (t.includes('://')) {
     URL_RE.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = URL_RE.exec(t)) !== null) {
       const u = m[0].replace(/[.,;]+$/, '');
-      values.push({ kind: 'url', key: `url:${u}`, raw: u });
+      const key = `url:${u}`;
+      const vh = hashKey(key);
+      emit(st, KIND_CODE.url, vh);
+      st.full?.push({ kind: 'url', key, raw: u, h: vh });
     }
   }
+}
+
+/** "1,200.50" → "1200.5"; "480.00" → "480". */
+function normalNumber(raw: string): string {
+  let s = raw.replace(/,/g, '');
+  if (s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '');
+  return s;
 }
 
 // Hot loop: no closures (captured variables would live on the heap) and no regular expressions.
 function scanInto(text: string, st: ScanState): void {
   const t = text.length > st.budget ? text.slice(0, st.budget) : text;
   st.budget -= t.length + 1;
-  const values = st.values;
-  const hashes = st.hashes;
   const wantValues = st.wantValues;
   const n = t.length;
   let i = 0;
   // Pending run of capitalised words (a name).
   let nameStart = -1;
   let nameEnd = -1;
+  let nameWords = 0;
+  let nameKeptChars = 0;
+  let nameKept = 0;
   let sawMonth = false;
   while (i < n) {
     let c = t.charCodeAt(i);
@@ -160,18 +243,24 @@ function scanInto(text: string, st: ScanState): void {
       continue;
     }
     const start = i;
-    let h = 2166136261;
+    let h = FNV;
+    // Number hash without trailing decimal zeros ("480.00" is "480").
+    let hTrim = FNV;
+    let sawDot = false;
     let digits = 0;
     let letters = 0;
     let onlyNumberChars = true;
     const firstUpper = k0 === C.Upper;
+    const firstDigitZero = c === 48;
     let restLower = true;
     let pos = 0;
     for (;;) {
       if (k0 !== C.Other) {
-        h = Math.imul(h ^ (k0 === C.Upper ? c + 32 : c), 16777619);
-        if (k0 === C.Digit) digits++;
-        else {
+        h = Math.imul(h ^ (k0 === C.Upper ? c + 32 : c), PRIME);
+        if (k0 === C.Digit) {
+          digits++;
+          if (!sawDot || c !== 48) hTrim = h;
+        } else {
           letters++;
           onlyNumberChars = false;
           if (pos > 0 && k0 !== C.Lower) restLower = false;
@@ -188,7 +277,12 @@ function scanInto(text: string, st: ScanState): void {
           onlyNumberChars = false;
           restLower = false;
           i++;
-        } else if ((c === 44 || c === 46) && prevDigit && next === C.Digit) {
+        } else if (c === 44 && prevDigit && next === C.Digit) {
+          i++;
+        } else if (c === 46 && prevDigit && next === C.Digit) {
+          if (sawDot) onlyNumberChars = false;
+          sawDot = true;
+          h = Math.imul(h ^ 46, PRIME);
           i++;
         } else if ((c === 39 || c === 0x2019) && !prevDigit && next !== C.Digit) {
           i++;
@@ -198,66 +292,116 @@ function scanInto(text: string, st: ScanState): void {
       c = t.charCodeAt(i);
       k0 = cls(c);
     }
-    hashes.push(h >>> 0);
+    if (st.count === WORDS.length) {
+      const grown = new Int32Array(WORDS.length * 2);
+      grown.set(WORDS);
+      WORDS = grown;
+    }
+    WORDS[st.count++] = h & MASK;
     if (!wantValues) continue;
+    const len = i - start;
     if (digits > 0) {
       if (nameStart >= 0) {
-        pushName(t, nameStart, nameEnd, values);
+        emitName(st, t, nameStart, nameEnd, nameWords, nameKeptChars, nameKept);
         nameStart = -1;
       }
-      pushDigitToken(t, start, i, digits, onlyNumberChars, values);
+      if (len === 10 && digits === 8 && t.charCodeAt(start + 4) === 45 && t.charCodeAt(start + 7) === 45) {
+        const vh = seal(KIND_CODE.date, h);
+        emit(st, KIND_CODE.date, vh);
+        if (st.full) {
+          const raw = t.slice(start, i);
+          st.full.push({ kind: 'date', key: `date:${raw}`, raw, h: vh });
+        }
+      } else if (onlyNumberChars) {
+        // Single digits ("top 3", list markers) are too common to identify anything.
+        if (!sawDot && (digits < 2 || firstDigitZero)) continue;
+        const vh = seal(KIND_CODE.number, sawDot ? hTrim : h);
+        emit(st, KIND_CODE.number, vh);
+        if (st.full) {
+          const raw = t.slice(start, i);
+          st.full.push({ kind: 'number', key: `number:${normalNumber(raw)}`, raw, h: vh });
+        }
+      } else if (len >= 4) {
+        const vh = seal(KIND_CODE.id, h);
+        emit(st, KIND_CODE.id, vh);
+        if (st.full) {
+          const raw = t.slice(start, i);
+          st.full.push({ kind: 'id', key: `id:${raw.toLowerCase()}`, raw, h: vh });
+        }
+      }
       continue;
     }
-    const len = i - start;
     if (firstUpper && restLower && letters >= 3 && letters === len) {
       if (!sawMonth && len <= 9 && MONTH_WORD.test(t.slice(start, i).toLowerCase())) sawMonth = true;
+      const wh = h | 0;
+      const stop = STOP_HASH.has(wh);
       // Extend a run of capitalised words separated by one space or hyphen.
-      if (nameStart >= 0 && start - nameEnd === 1 && (t.charCodeAt(nameEnd) === 32 || t.charCodeAt(nameEnd) === 45)) nameEnd = i;
-      else {
-        if (nameStart >= 0) pushName(t, nameStart, nameEnd, values);
+      const extend = nameStart >= 0 && start - nameEnd === 1 && (t.charCodeAt(nameEnd) === 32 || t.charCodeAt(nameEnd) === 45) && nameWords < NAME_WORDS.length;
+      if (!extend) {
+        if (nameStart >= 0) emitName(st, t, nameStart, nameEnd, nameWords, nameKeptChars, nameKept);
         nameStart = start;
-        nameEnd = i;
+        nameWords = 0;
+        nameKeptChars = 0;
+        nameKept = 0;
+      }
+      nameEnd = i;
+      NAME_WORDS[nameWords++] = stop ? 0 : wh;
+      if (!stop) {
+        nameKept++;
+        nameKeptChars += len;
       }
     } else if (nameStart >= 0) {
-      pushName(t, nameStart, nameEnd, values);
+      emitName(st, t, nameStart, nameEnd, nameWords, nameKeptChars, nameKept);
       nameStart = -1;
     }
   }
-  if (nameStart >= 0) pushName(t, nameStart, nameEnd, values);
-  if (wantValues && (sawMonth || t.includes('@') || t.includes('://'))) pushRareValues(t, sawMonth, values);
+  if (nameStart >= 0) emitName(st, t, nameStart, nameEnd, nameWords, nameKeptChars, nameKept);
+  if (wantValues && (sawMonth || t.includes('@') || t.includes('://'))) emitRare(st, t, sawMonth);
 }
 
 function finish(st: ScanState, opts: ScanOptions): Scan {
   const k = opts.k ?? 5;
-  const hashes = st.hashes;
-  const words = hashes.length;
+  const words = st.count;
   let contentHash = 7;
-  for (let j = 0; j < words; j++) contentHash = (Math.imul(contentHash, 31) + hashes[j]) >>> 0;
-  let shingles: number[] = [];
-  if (opts.shingles !== false) {
-    if (words < k) shingles = words >= 2 ? [contentHash] : [];
+  for (let j = 0; j < words; j++) contentHash = (Math.imul(contentHash, 31) + WORDS[j]) & MASK;
+  let count = 0;
+  if (opts.shingles !== false && words >= 2) {
+    if (SHINGLES.length < words) SHINGLES = new Int32Array(words * 2);
+    if (words < k) SHINGLES[count++] = contentHash;
     else {
       const sample = words > (opts.sampleAbove ?? 24);
       for (let s = 0; s + k <= words; s++) {
         let x = 0;
-        for (let j = 0; j < k; j++) x = (Math.imul(x, 31) + hashes[s + j]) >>> 0;
-        if (!sample || (x & 3) === 0) shingles.push(x);
+        for (let j = 0; j < k; j++) x = (Math.imul(x, 31) + WORDS[s + j]) & MASK;
+        if (!sample || (x & 3) === 0) SHINGLES[count++] = x;
       }
     }
   }
-  return { values: st.values, shingles, contentHash, words };
+  return {
+    values: st.full && st.full.length > 0 ? st.full : NO_VALUES,
+    valueHashes: VH.subarray(0, st.vcount),
+    valueKinds: VK.subarray(0, st.vcount),
+    shingles: SHINGLES.subarray(0, count),
+    contentHash,
+    words,
+  };
+}
+
+function stateFor(opts: ScanOptions): ScanState {
+  const mode = opts.values ?? 'full';
+  return { full: mode === 'full' ? [] : null, wantValues: mode !== 'none', count: 0, vcount: 0, budget: opts.maxChars ?? Number.POSITIVE_INFINITY };
 }
 
 /** Values and word-shingle hashes of `text` in one pass. */
 export function scanText(text: string, opts: ScanOptions = {}): Scan {
-  const st: ScanState = { values: [], hashes: [], wantValues: opts.values !== false, budget: opts.maxChars ?? Number.POSITIVE_INFINITY };
+  const st = stateFor(opts);
   scanInto(text, st);
   return finish(st, opts);
 }
 
 /** The same over every string and number leaf of a JSON value (keys are structure, not content). */
 export function scanJson(v: Json | null | undefined, opts: ScanOptions = {}): Scan {
-  const st: ScanState = { values: [], hashes: [], wantValues: opts.values !== false, budget: opts.maxChars ?? Number.POSITIVE_INFINITY };
+  const st = stateFor(opts);
   walkLeaves(v, st);
   return finish(st, opts);
 }
@@ -270,18 +414,16 @@ function walkLeaves(x: Json | null | undefined, st: ScanState): void {
   else if (typeof x === 'object') for (const key in x) walkLeaves(x[key], st);
 }
 
+export function kindOf(code: number): ValueKind {
+  return KINDS[code];
+}
+
 /** All values in `text`; `limit` caps the text scanned. */
 export function valuesOf(text: string, limit = 20_000): Value[] {
   return scanText(text, { maxChars: limit, shingles: false }).values;
 }
 
-export function valueKeySet(text: string, limit?: number): Set<string> {
-  const s = new Set<string>();
-  for (const v of valuesOf(text, limit)) s.add(v.key);
-  return s;
-}
-
 /** Hashes of word k-shingles (sampled 0 mod 4 above `sampleAbove` words). */
 export function shinglesOf(text: string, k: number, maxWords: number, sampleAbove = 24): number[] {
-  return scanText(text, { k, maxChars: maxWords * 12, values: false, sampleAbove }).shingles;
+  return Array.from(scanText(text, { k, maxChars: maxWords * 12, values: 'none', sampleAbove }).shingles);
 }

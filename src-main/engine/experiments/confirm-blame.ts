@@ -19,7 +19,7 @@ import { benjaminiHochberg } from './statistics';
 import { sameJson } from './validate-edit';
 
 export const DEFAULT_MAX_CANDIDATES = 3;
-export const MAX_UPSTREAM = 6;
+export const MAX_DIFFERING = 8;
 const CONFIRM_ALPHA = 0.05;
 
 export interface ConfirmBlameRequest {
@@ -30,11 +30,11 @@ export interface ConfirmBlameRequest {
   candidates?: string[];
   maxCandidates?: number;
   /**
-   * blamed: test blame's findings only. upstream: also every earlier step
-   * whose output differs from the passing run's (nearest first, at most
-   * MAX_UPSTREAM), for when blame named a step that only carried the fault.
+   * blamed: test blame's findings only. differing: also every step whose
+   * output differs from the passing run's (at most MAX_DIFFERING more), for
+   * when blame named a step that only carried the fault, or missed it.
    */
-  scope?: 'blamed' | 'upstream';
+  scope?: 'blamed' | 'differing';
   n: number;
   parallel?: number;
   timeoutMs?: number;
@@ -61,19 +61,17 @@ interface Candidate {
 
 function candidatesOf(req: ConfirmBlameRequest, reference: RunDetail, blame: () => BlameResult): Candidate[] {
   const named = namedOrBlamed(req, blame);
-  if (req.scope !== 'upstream') return named;
-  const latest = Math.max(...named.map((c) => c.step.index));
+  if (req.scope !== 'differing') return named;
   const have = new Set(named.map((c) => c.step.step_id));
   const donors = new Map(reference.steps.map((s) => [s.replay_key, s]));
-  const upstream = req.source.steps
-    .filter((s) => s.index < latest && !have.has(s.step_id))
+  const differing = req.source.steps
+    .filter((s) => !have.has(s.step_id))
     .filter((s) => {
       const d = donors.get(s.replay_key);
       return d !== undefined && d.status === 'ok' && !(s.status === 'ok' && sameJson(d.output, s.output));
     })
-    .sort((a, b) => b.index - a.index)
-    .slice(0, MAX_UPSTREAM);
-  return [...named, ...upstream.map((step) => ({ step, blameRank: null }))];
+    .slice(0, MAX_DIFFERING);
+  return [...named, ...differing.map((step) => ({ step, blameRank: null }))];
 }
 
 function namedOrBlamed(req: ConfirmBlameRequest, blame: () => BlameResult): Candidate[] {

@@ -3,6 +3,7 @@
  * the source of truth: an experiment's summary is always recomputed from its
  * trials, so nothing a crash leaves half-written can contradict it.
  */
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../store/open-database';
 import type { ForkEdit } from '../../../src-shared/replay-plan';
 import type {
@@ -19,6 +20,8 @@ import { EngineError } from '../../../src-shared/result';
 import { summarizeExperiment } from './summarize-experiment';
 
 export interface ExperimentOptions {
+  /** The engine instance running it (see RUNNER_TOKEN). */
+  runner_token?: string;
   max_trials?: number;
   token_ceiling?: number;
   clopper_pearson?: boolean;
@@ -188,6 +191,13 @@ export function listExperiments(db: Db, q: ListExperimentsQuery = {}): Experimen
   return rows.map((r) => summarizeExperiment(fromRow(r), trialsOf.all(r.experiment_id) as TrialRecord[]));
 }
 
+/**
+ * This engine instance's token. Module state lives per worker thread, so an
+ * engine worker that crashed and was restarted inside the same process gets
+ * a new token and can tell the old worker's experiments are dead.
+ */
+export const RUNNER_TOKEN = randomBytes(8).toString('hex');
+
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -206,15 +216,19 @@ function pidAlive(pid: number): boolean {
  * terminal while the app starts) are left alone. Returns the ids marked.
  */
 export function recoverExperiments(db: Db, isAlive: (pid: number) => boolean = pidAlive): string[] {
-  const rows = db.prepare(`SELECT experiment_id, runner_pid FROM experiments WHERE status = 'running'`).all() as {
+  const rows = db
+    .prepare(`SELECT experiment_id, runner_pid, json_extract(options, '$.runner_token') AS runner_token FROM experiments WHERE status = 'running'`)
+    .all() as {
     experiment_id: string;
     runner_pid: number | null;
+    runner_token: string | null;
   }[];
   const marked: string[] = [];
   db.transaction(() => {
     for (const r of rows) {
-      if (r.runner_pid !== null && r.runner_pid !== process.pid && isAlive(r.runner_pid)) continue;
-      if (r.runner_pid === process.pid) continue;
+      const ours = r.runner_pid === process.pid;
+      if (ours && r.runner_token === RUNNER_TOKEN) continue;
+      if (!ours && r.runner_pid !== null && isAlive(r.runner_pid)) continue;
       closeOpenTrials(db, r.experiment_id, 'interrupted', 'the process running the experiment stopped before this trial finished');
       finishExperiment(db, r.experiment_id, 'interrupted', 'the process running the experiment stopped (crash, kill or shutdown); finished trials are kept');
       marked.push(r.experiment_id);

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { MIGRATIONS } from '../store/migrations/index';
 import { migrate, schemaVersion } from '../store/open-database';
-import { getExperimentDetail, recoverExperiments } from './experiment-store';
+import { getExperimentDetail, recoverExperiments, RUNNER_TOKEN } from './experiment-store';
 import { isAlive, makeStubHome, recordStubRun, REPO_ROOT, stubPids, type StubHome } from './fixtures/stub-home';
 
 const RUNNER = fileURLToPath(new URL('./fixtures/experiment-runner-script.ts', import.meta.url));
@@ -33,6 +33,9 @@ describe('experiments across a restart', () => {
       (home.db.prepare('SELECT outcome FROM trials WHERE experiment_id = ? AND arm = ? AND trial = ?').get(experimentId, arm, trial) as { outcome: string }).outcome;
     await expect.poll(() => outcomeOf('treatment', 1), { timeout: 20_000, interval: 100 }).toBe('running');
     expect(outcomeOf('control', 1)).toBe('fail');
+    // Wait for the hanging trial's process to be up (the recording, control 1 and treatment 1 each wrote a pid),
+    // so that it can be cleaned up after its runner is gone.
+    await expect.poll(() => stubPids(home).length, { timeout: 20_000, interval: 100 }).toBe(3);
 
     runner.kill('SIGKILL');
     await new Promise((r) => runner.once('exit', r));
@@ -65,6 +68,18 @@ describe('experiments across a restart', () => {
       .run();
     expect(recoverExperiments(home.db, (pid) => pid === 4242)).toEqual([]);
     expect(recoverExperiments(home.db, () => false)).toEqual(['exp-live']);
+  });
+
+  it('an experiment of an engine that died inside this same process (a crashed worker) is interrupted; this engine\'s own are not', () => {
+    const home = makeStubHome();
+    homes.push(home);
+    const insert = home.db.prepare(
+      `INSERT INTO experiments (experiment_id, source_run_id, pipeline, fork_step_key, fork_step_name, edit, oracle, n_per_arm, parallel, timeout_ms, status, runner_pid, options, created_at)
+       VALUES (?, 'r', 'p', 'a#0', 'a', '{"kind":"output","output":1}', '{"kind":"verdict"}', 1, 1, 1000, 'running', ?, ?, 1)`,
+    );
+    insert.run('exp-mine', process.pid, JSON.stringify({ runner_token: RUNNER_TOKEN }));
+    insert.run('exp-dead-worker', process.pid, JSON.stringify({ runner_token: 'token-of-a-worker-that-crashed' }));
+    expect(recoverExperiments(home.db)).toEqual(['exp-dead-worker']);
   });
 
   it('migration 0003 adds experiments, trials and approvals to a version-2 database and keeps its runs', () => {

@@ -27,12 +27,12 @@ import {
   finishExperiment,
   getExperimentSummary,
   insertExperiment,
+  RUNNER_TOKEN,
   toTrialSummary,
   updateTrial,
   type ExperimentRecord,
   type TrialRecord,
 } from './experiment-store';
-import { forkedProvenance } from './forked-provenance';
 import { judgeRun, validateOracle } from './judge-trial';
 import { resolveForkStep } from './resolve-fork-step';
 import { runProcess } from './run-process';
@@ -166,7 +166,7 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
     n_per_arm: req.n,
     parallel,
     timeout_ms: timeoutMs,
-    options: { max_trials: req.maxTrials, token_ceiling: req.tokenCeiling, clopper_pearson: req.clopperPearson || undefined },
+    options: { runner_token: RUNNER_TOKEN, max_trials: req.maxTrials, token_ceiling: req.tokenCeiling, clopper_pearson: req.clopperPearson || undefined },
     label: req.label ?? null,
     group_id: req.groupId ?? null,
     status: 'running',
@@ -289,9 +289,9 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
     } else if (!forked) {
       t.outcome = 'crashed';
       t.detail = `the command exited ${proc.exitCode ?? proc.signal} without writing the forked run ${t.run_id} (does it record pipeline "${source.pipeline}" with the Traceback SDK?)${tail}`;
-    } else if (forkedProvenance(forked.run)?.diverged) {
+    } else if (forked.run.provenance?.diverged) {
       t.outcome = 'diverged';
-      t.detail = forkedProvenance(forked.run)?.divergence ?? 'the live run departed from the recording before the fork';
+      t.detail = forked.run.provenance?.divergence ?? 'the live run departed from the recording before the fork';
     } else if (!ended) {
       t.outcome = 'crashed';
       t.detail = `the process exited ${proc.exitCode ?? proc.signal} before the run ended${tail}`;

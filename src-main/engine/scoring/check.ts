@@ -28,6 +28,13 @@ export function makeCheck(
 }
 
 /** The public shape (Score): the blame-only fields stay inside the engine. */
+const scoreCache = new WeakMap<Check, Score>();
+
 export function toScore(c: Check): Score {
+  if (Object.isFrozen(c)) {
+    let s = scoreCache.get(c);
+    if (!s) scoreCache.set(c, (s = Object.freeze({ name: c.name, value: c.value, explanation: c.explanation, source: c.source }) as Score));
+    return s;
+  }
   return { name: c.name, value: Math.round(c.value * 1000) / 1000, explanation: c.explanation, source: c.source };
 }

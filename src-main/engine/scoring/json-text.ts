@@ -158,10 +158,20 @@ export function isEmptyPayload(v: Json | null | undefined): 'empty' | 'empty-lis
   if (typeof v === 'string') return v.trim() === '' ? 'empty' : null;
   if (Array.isArray(v)) return v.length === 0 ? 'empty-list' : null;
   if (isObj(v)) {
-    const keys = Object.keys(v);
-    if (keys.length === 0) return 'empty';
-    const lists = PASSAGE_LIST_KEYS.filter((k) => Array.isArray(v[k]));
-    if (lists.length > 0 && lists.every((k) => (v[k] as Json[]).length === 0)) return 'empty-list';
+    let any = false;
+    for (const _ in v) {
+      any = true;
+      break;
+    }
+    if (!any) return 'empty';
+    let lists = 0;
+    for (const k of PASSAGE_LIST_KEYS) {
+      const x = v[k];
+      if (!Array.isArray(x)) continue;
+      if (x.length > 0) return null;
+      lists++;
+    }
+    if (lists > 0) return 'empty-list';
   }
   return null;
 }

@@ -9,22 +9,37 @@ import { stringLeaves } from '../text/json-text';
 const FOLD_ABOVE = 12;
 const MAX_CHILDREN_SHOWN = 200;
 
-export function JsonView({ value, needles }: { value: Json; needles: Needle[] }) {
+/** `changed` holds JSON paths ("" root, "/key/0" below) to mark as differing from another value. */
+export function JsonView({ value, needles, changed }: { value: Json; needles: Needle[]; changed?: Set<string> }) {
   if (typeof value === 'string') {
     return (
-      <div className="json-root trace-text">
+      <div className={`json-root trace-text${changed?.has('') ? ' json-changed' : ''}`}>
         <TraceText text={value} needles={needles} />
       </div>
     );
   }
   return (
     <div className="json-root">
-      <JsonNode value={value} needles={needles} depth={0} />
+      <JsonNode value={value} needles={needles} depth={0} path="" changed={changed} />
     </div>
   );
 }
 
-function JsonNode({ value, needles, depth, label }: { value: Json; needles: Needle[]; depth: number; label?: string }) {
+function JsonNode({
+  value,
+  needles,
+  depth,
+  label,
+  path,
+  changed,
+}: {
+  value: Json;
+  needles: Needle[];
+  depth: number;
+  label?: string;
+  path: string;
+  changed?: Set<string>;
+}) {
   const isArray = Array.isArray(value);
   const isObject = value !== null && typeof value === 'object';
   const entries: [string, Json][] = isObject ? (isArray ? (value as Json[]).map((v, i) => [String(i), v]) : Object.entries(value)) : [];
@@ -41,7 +56,7 @@ function JsonNode({ value, needles, depth, label }: { value: Json; needles: Need
   );
   if (!isObject) {
     return (
-      <div className="json-line" style={{ paddingLeft: depth ? 14 : 0 }}>
+      <div className={`json-line${changed?.has(path) ? ' json-changed' : ''}`} style={{ paddingLeft: depth ? 14 : 0 }}>
         {keyLabel}
         <JsonScalar value={value} needles={needles} />
       </div>
@@ -49,7 +64,7 @@ function JsonNode({ value, needles, depth, label }: { value: Json; needles: Need
   }
   const [openMark, closeMark] = isArray ? ['[', ']'] : ['{', '}'];
   return (
-    <div className="json-node" style={{ paddingLeft: depth ? 14 : 0 }}>
+    <div className={`json-node${changed?.has(path) ? ' json-changed' : ''}`} style={{ paddingLeft: depth ? 14 : 0 }}>
       <button type="button" className="json-toggle" aria-expanded={open} onClick={() => setOpen(!open)} title={open ? 'fold' : 'unfold'}>
         {open ? '▾' : '▸'}
       </button>
@@ -64,7 +79,7 @@ function JsonNode({ value, needles, depth, label }: { value: Json; needles: Need
       {open && (
         <>
           {entries.slice(0, limit).map(([k, v]) => (
-            <JsonNode key={k} label={isArray ? undefined : k} value={v} needles={needles} depth={depth + 1} />
+            <JsonNode key={k} label={isArray ? undefined : k} value={v} needles={needles} depth={depth + 1} path={`${path}/${k}`} changed={changed} />
           ))}
           {entries.length > limit && (
             <div style={{ paddingLeft: 14 }}>

@@ -10,6 +10,7 @@ import { runHealth } from '../runs/run-health';
 import type { Route } from '../state/route';
 import { act, openDiff, openRun, selectDiffRow } from '../state/ui-store';
 import { formatDelta, formatScore, formatTime } from '../text/format';
+import { changedPaths } from '../text/json-diff';
 
 const ROW_HEIGHT = 26;
 
@@ -173,16 +174,19 @@ function SideBySide({ row, runA, runB }: { row: DiffRow; runA: string; runB: str
     <div className="side-by-side" data-testid="side-by-side">
       <div className="pane-head">
         <span className="pane-title mono">{row.key}</span>
+        <span className="muted small">differing values are marked</span>
       </div>
       <div className="side-columns">
-        <StepTexts label="A" runId={runA} step={stepA} loading={a.loading && !a.data} />
-        <StepTexts label="B" runId={runB} step={stepB} loading={b.loading && !b.data} />
+        <StepTexts label="A" runId={runA} step={stepA} other={stepB} loading={a.loading && !a.data} />
+        <StepTexts label="B" runId={runB} step={stepB} other={stepA} loading={b.loading && !b.data} />
       </div>
     </div>
   );
 }
 
-function StepTexts({ label, runId, step, loading }: { label: string; runId: string; step: Step | undefined; loading: boolean }) {
+function StepTexts({ label, runId, step, other, loading }: { label: string; runId: string; step: Step | undefined; other: Step | undefined; loading: boolean }) {
+  const changedInput = useMemo(() => (step && other ? changedPaths(step.input, other.input) : undefined), [step, other]);
+  const changedOutput = useMemo(() => (step && other ? changedPaths(step.output, other.output) : undefined), [step, other]);
   return (
     <div className="side-column">
       <div className="side-label">
@@ -206,9 +210,9 @@ function StepTexts({ label, runId, step, loading }: { label: string; runId: stri
             </div>
           )}
           <div className="side-field">input</div>
-          {step.input === null ? <span className="muted">none</span> : <JsonView value={step.input} needles={[]} />}
+          {step.input === null ? <span className="muted">none</span> : <JsonView value={step.input} needles={[]} changed={changedInput} />}
           <div className="side-field">output</div>
-          {step.output === null ? <span className="muted">none</span> : <JsonView value={step.output} needles={[]} />}
+          {step.output === null ? <span className="muted">none</span> : <JsonView value={step.output} needles={[]} changed={changedOutput} />}
         </>
       )}
     </div>

@@ -16,6 +16,13 @@ describe('graph layout', () => {
     expect(pos.get('a1')!.x).toBeGreaterThan(pos.get('a')!.x);
   });
 
+  it('several root steps also read top to bottom in start order', () => {
+    const pos = layoutGraph([step('planner', null), step('researcher', null), step('query', 'researcher'), step('writer', null), step('critic', null)]);
+    const ys = ['planner', 'researcher', 'writer', 'critic'].map((id) => pos.get(id)!.y);
+    expect([...ys].sort((a, b) => a - b)).toEqual(ys);
+    expect(pos.get('query')!.x).toBeGreaterThan(pos.get('researcher')!.x);
+  });
+
   it('a lineage hop into a collapsed subtree is drawn to its nearest shown ancestor', () => {
     const shown = new Set(['retrieve', 'loop', 'answer']);
     const parents: Record<string, string[]> = { inner: ['loop', 'root'] };

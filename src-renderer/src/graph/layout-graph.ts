@@ -21,23 +21,26 @@ export interface Positioned {
 
 export function layoutGraph(items: GraphItem[]): Map<string, Positioned> {
   const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: 'LR', nodesep: 10, ranksep: 48, marginx: 10, marginy: 10 });
+  g.setGraph({ rankdir: 'LR', nodesep: 10, ranksep: 48, marginx: 10, marginy: 10, ranker: 'longest-path' });
   g.setDefaultEdgeLabel(() => ({}));
   for (const item of items) {
     const more = item.kind === 'more';
     g.setNode(item.id, { width: more ? MORE_WIDTH : NODE_WIDTH, height: more ? MORE_HEIGHT : NODE_HEIGHT });
   }
-  for (const item of items) if (item.parent !== null && g.hasNode(item.parent)) g.setEdge(item.parent, item.id);
-  dagre.layout(g);
-  // dagre orders each rank against insertion order (measured: siblings come
-  // out last-first), so the cross axis is mirrored to read in start order.
-  let maxY = 0;
-  for (const item of items) maxY = Math.max(maxY, (g.node(item.id) as { y: number }).y);
+  // Disconnected roots are ordered by dagre differently from siblings; hanging
+  // them under one hidden node makes every level obey the same ordering rule.
+  const VIRTUAL = '\u0000root';
+  g.setNode(VIRTUAL, { width: 1, height: 1 });
+  for (const item of items) g.setEdge(item.parent !== null && g.hasNode(item.parent) ? item.parent : VIRTUAL, item.id);
+  // A tree drawn in start order has no crossings to minimise, and that phase is
+  // dagre's slowest (measured here: 131 nodes 150–280 ms with it, 60–100 ms without).
+  dagre.layout(g, { disableOptimalOrderHeuristic: true });
+  // With the order heuristic off, dagre keeps insertion (= start) order within each rank.
   const out = new Map<string, Positioned>();
   for (const item of items) {
     const n = g.node(item.id) as { x: number; y: number; width: number; height: number };
     // dagre gives centres; React Flow wants top-left corners.
-    out.set(item.id, { item, x: n.x - n.width / 2, y: maxY - n.y - n.height / 2, width: n.width, height: n.height });
+    out.set(item.id, { item, x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height });
   }
   return out;
 }

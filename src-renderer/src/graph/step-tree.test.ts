@@ -41,7 +41,7 @@ describe('step tree', () => {
   it('children keep start order even when the trace lists them out of order', () => {
     const tree = buildStepTree([step('b', 'root', 2), step('root', null, 0), step('a', 'root', 1)]);
     expect(tree.children.get('root')).toEqual(['a', 'b']);
-    expect(tree.descendants.get('root')).toBe(2);
+    expect(tree.descendantsOf('root')).toBe(2);
   });
 
   it('a step whose parent never reached the trace is shown as a root', () => {
@@ -49,11 +49,26 @@ describe('step tree', () => {
     expect(tree.children.get(null)).toEqual(['root', 'orphan']);
   });
 
+  it('steps that name each other as parents are still listed, as roots', () => {
+    const tree = buildStepTree([step('root', null, 0), step('a', 'b', 1), step('b', 'a', 2), step('c', 'a', 3)]);
+    const rows = visibleRows(tree, () => true);
+    expect(rows.map((r) => r.id).sort()).toEqual(['a', 'b', 'c', 'root']);
+  });
+
+  it('steps with gaps in their start indices keep their order and parents', () => {
+    const tree = buildStepTree([step('root', null, 0), step('x', 'root', 5), step('y', 'root', 9), step('z', 'y', 12)]);
+    expect(tree.children.get('root')).toEqual(['x', 'y']);
+    expect(tree.parentOf('z')).toBe('y');
+    expect(tree.depthOf('z')).toBe(2);
+    expect(tree.descendantsOf('root')).toBe(3);
+  });
+
   it('a 10,000-deep chain builds without overflowing the stack', () => {
     const steps = Array.from({ length: 10_000 }, (_, i) => step(`s${i}`, i ? `s${i - 1}` : null, i));
     const tree = buildStepTree(steps);
-    expect(tree.depth.get('s9999')).toBe(9999);
-    expect(tree.descendants.get('s0')).toBe(9999);
+    expect(tree.depthOf('s9999')).toBe(9999);
+    expect(tree.descendantsOf('s0')).toBe(9999);
+    expect(tree.parentOf('s9999')).toBe('s9998');
   });
 
   it('a small run opens fully', () => {

@@ -8,58 +8,119 @@ import type { Step } from '../../../src-shared/model';
 export interface StepTree {
   steps: Step[];
   byId: Map<string, Step>;
-  /** Children in start order; roots under the key `null`. */
+  /** Children in start order; roots under the key `null`. Only steps with children have an entry. */
   children: Map<string | null, string[]>;
-  parent: Map<string, string | null>;
-  depth: Map<string, number>;
-  /** Number of steps below each step (not counting itself). */
-  descendants: Map<string, number>;
+  parentOf(id: string): string | null;
+  depthOf(id: string): number;
+  /** Number of steps below a step (not counting itself). */
+  descendantsOf(id: string): number;
 }
 
+/**
+ * Built on integer positions rather than per-step Maps: with 100,000 steps
+ * each string-keyed Map pass costs ~70 ms, and the first version (five such
+ * passes) took 450 ms in Chromium on a 100,000-step run.
+ */
 export function buildStepTree(steps: Step[]): StepTree {
   const sorted = [...steps].sort((a, b) => a.index - b.index);
-  const byId = new Map(sorted.map((s) => [s.step_id, s]));
-  const children = new Map<string | null, string[]>([[null, []]]);
-  const parent = new Map<string, string | null>();
-  for (const step of sorted) {
+  const n = sorted.length;
+  const byId = new Map<string, Step>();
+  for (const step of sorted) byId.set(step.step_id, step);
+  // Position of a step in `sorted`: its index when indices are the usual 0..n-1.
+  const misplaced = new Map<Step, number>();
+  sorted.forEach((step, i) => {
+    if (step.index !== i) misplaced.set(step, i);
+  });
+  const posOf = (step: Step): number => (step.index >= 0 && step.index < n && sorted[step.index] === step ? step.index : misplaced.get(step)!);
+
+  const parentPos = new Int32Array(n).fill(-1);
+  const childCount = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const step = sorted[i];
     // A parent that never made it into the trace (orphaned span) makes its children roots.
-    const p = step.parent_id !== null && byId.has(step.parent_id) && step.parent_id !== step.step_id ? step.parent_id : null;
-    parent.set(step.step_id, p);
-    let list = children.get(p);
-    if (!list) children.set(p, (list = []));
-    list.push(step.step_id);
+    const parent = step.parent_id !== null && step.parent_id !== step.step_id ? byId.get(step.parent_id) : undefined;
+    if (parent) parentPos[i] = posOf(parent);
+    childCount[parentPos[i] + 1]++;
   }
-  const depth = new Map<string, number>();
-  const order: string[] = [];
-  const queue = [...(children.get(null) ?? [])];
-  for (const id of queue) depth.set(id, 0);
-  for (let i = 0; i < queue.length; i++) {
-    const id = queue[i];
-    order.push(id);
-    for (const child of children.get(id) ?? []) {
-      if (depth.has(child)) continue;
-      depth.set(child, (depth.get(id) ?? 0) + 1);
-      queue.push(child);
+  // Children in start order, as one flat array sliced per parent (slot 0 holds the roots).
+  const start = new Int32Array(n + 2);
+  const flat = new Int32Array(n);
+  const depth = new Int32Array(n);
+  const order = new Int32Array(n);
+  let len = 0;
+  const link = () => {
+    start.fill(0);
+    for (let i = 0; i <= n; i++) start[i + 1] = start[i] + childCount[i];
+    const fill = start.slice(0, n + 1);
+    for (let i = 0; i < n; i++) flat[fill[parentPos[i] + 1]++] = i;
+    // Breadth-first from the roots.
+    len = 0;
+    for (let k = start[0]; k < start[1]; k++) order[len++] = flat[k];
+    for (let q = 0; q < len; q++) {
+      const p = order[q];
+      for (let k = start[p + 1]; k < start[p + 2]; k++) {
+        depth[flat[k]] = depth[p] + 1;
+        order[len++] = flat[k];
+      }
     }
+  };
+  link();
+  if (len < n) {
+    // Steps that name each other as parents (a malformed trace) are unreachable from
+    // any root: they are shown as roots rather than silently dropped.
+    const reached = new Uint8Array(n);
+    for (let q = 0; q < len; q++) reached[order[q]] = 1;
+    for (let i = 0; i < n; i++) {
+      if (reached[i]) continue;
+      childCount[parentPos[i] + 1]--;
+      parentPos[i] = -1;
+      childCount[0]++;
+    }
+    depth.fill(0);
+    link();
   }
-  const descendants = new Map<string, number>();
-  for (let i = order.length - 1; i >= 0; i--) {
-    const id = order[i];
-    let n = 0;
-    for (const child of children.get(id) ?? []) n += 1 + (descendants.get(child) ?? 0);
-    descendants.set(id, n);
+
+  const children = new Map<string | null, string[]>();
+  const idsOf = (slot: number) => Array.from(flat.subarray(start[slot], start[slot + 1]), (c) => sorted[c].step_id);
+  children.set(null, idsOf(0));
+  for (let i = 0; i < n; i++) if (childCount[i + 1] > 0) children.set(sorted[i].step_id, idsOf(i + 1));
+
+  const below = new Int32Array(n);
+  for (let q = len - 1; q >= 0; q--) {
+    const i = order[q];
+    if (parentPos[i] >= 0) below[parentPos[i]] += below[i] + 1;
   }
-  return { steps: sorted, byId, children, parent, depth, descendants };
+  const at = (id: string): number => {
+    const step = byId.get(id);
+    return step ? posOf(step) : -1;
+  };
+  return {
+    steps: sorted,
+    byId,
+    children,
+    parentOf: (id) => {
+      const i = at(id);
+      return i >= 0 && parentPos[i] >= 0 ? sorted[parentPos[i]].step_id : null;
+    },
+    depthOf: (id) => {
+      const i = at(id);
+      return i >= 0 ? depth[i] : 0;
+    },
+    descendantsOf: (id) => {
+      const i = at(id);
+      return i >= 0 ? below[i] : 0;
+    },
+  };
 }
 
 export function ancestorsOf(tree: StepTree, stepId: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  let p = tree.parent.get(stepId) ?? null;
+  let p = tree.parentOf(stepId);
   while (p !== null && !seen.has(p)) {
     seen.add(p);
     out.push(p);
-    p = tree.parent.get(p) ?? null;
+    p = tree.parentOf(p);
   }
   return out;
 }
@@ -75,7 +136,7 @@ export function ancestorsOf(tree: StepTree, stepId: string): string[] {
 export function defaultExpanded(tree: StepTree, budget: number, pinned: Iterable<string> = [], pageSize = Infinity): Set<string> {
   const expanded = new Set<string>();
   if (tree.steps.length <= budget) {
-    for (const [id, n] of tree.descendants) if (n > 0) expanded.add(id);
+    for (const id of tree.children.keys()) if (id !== null) expanded.add(id);
     return expanded;
   }
   const cost = (id: string) => {
@@ -124,7 +185,7 @@ export function visibleRows(tree: StepTree, expanded: (id: string) => boolean): 
     const id = stack.pop()!;
     const kids = tree.children.get(id) ?? [];
     const open = kids.length > 0 && expanded(id);
-    rows.push({ id, depth: tree.depth.get(id) ?? 0, hasChildren: kids.length > 0, expanded: open });
+    rows.push({ id, depth: tree.depthOf(id), hasChildren: kids.length > 0, expanded: open });
     if (open) for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
   }
   return rows;
@@ -174,7 +235,7 @@ export function visibleGraph(
     }
     const kids = tree.children.get(entry) ?? [];
     const open = kids.length > 0 && expanded(entry);
-    items.push({ kind: 'step', id: entry, parent: tree.parent.get(entry) ?? null, expanded: open, hiddenBelow: open ? 0 : tree.descendants.get(entry) ?? 0 });
+    items.push({ kind: 'step', id: entry, parent: tree.parentOf(entry), expanded: open, hiddenBelow: open ? 0 : tree.descendantsOf(entry) });
     if (open) pushChildren(entry, kids);
   }
   return items;

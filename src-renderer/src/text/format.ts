@@ -1,6 +1,8 @@
 /** How numbers and times read in a dense engineer's UI. */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  if (ms === 0) return '0 ms';
+  if (ms < 0.01) return '<0.01 ms';
   if (ms < 1) return `${ms.toFixed(2)} ms`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;

@@ -50,3 +50,18 @@ describe('bidirectional and invisible controls', () => {
     expect(revealControls('שלום world')).toEqual([{ text: 'שלום world', control: null }]);
   });
 });
+
+import { changedPaths } from './json-diff';
+
+describe('comparing two steps side by side', () => {
+  it('only the leaves that differ are marked, including keys present on one side', () => {
+    const a = { country: 'Aurelia', measure: 'population', filters: ['city'], extra: 1 };
+    const b = { country: 'Aurelia', measure: 'metro_population', filters: ['city', 'metro'] };
+    expect([...changedPaths(a, b)].sort()).toEqual(['/extra', '/filters/1', '/measure']);
+  });
+
+  it('two different strings mark the whole value', () => {
+    expect([...changedPaths('yes', 'no')]).toEqual(['']);
+    expect(changedPaths({ a: 1 }, { a: 1 }).size).toBe(0);
+  });
+});

@@ -60,8 +60,8 @@ export function BlamePanel({ model }: { model: RunModel }) {
           <ol className="lineage-chain">
             {blame.lineage_path.map((id, i) => (
               <li key={`${id}:${i}`}>
-                <button type="button" className="chip" onClick={() => act(selectStep, id)}>
-                  <TraceText text={nameOf(id)} truncateAt={60} />
+                <button type="button" className="chip chip-label" title="Select this step" onClick={() => act(selectStep, id)}>
+                  <TraceText text={nameOf(id)} truncateAt={10_000} />
                 </button>
               </li>
             ))}

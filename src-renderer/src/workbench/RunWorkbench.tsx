@@ -70,27 +70,31 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
           {totals.tokens > 0 && ` · ${totals.tokens.toLocaleString('en-US')} tokens`}
           {totals.cost > 0 && ` · $${totals.cost.toFixed(4)}`}
         </span>
-        {run.verdict && (
-          <span className={`run-verdict ${run.verdict.pass ? 'verdict-pass' : 'verdict-fail'}`} title={run.verdict.detail ?? ''}>
-            verdict: {run.verdict.pass ? 'pass' : 'fail'}
-            {run.verdict.detail && (
-              <span className="muted">
-                {' '}
-                · <TraceText text={run.verdict.detail} truncateAt={160} />
-              </span>
-            )}
-          </span>
-        )}
         <span className="toolbar-spacer" />
         <CompareWith runId={run.run_id} pipeline={run.pipeline} />
         <ExportMenu runId={run.run_id} />
       </header>
-      {run.error && (
-        <div className="run-error" role="alert">
-          <strong>
-            <TraceText text={run.error.type} truncateAt={200} />:
-          </strong>{' '}
-          <TraceText text={run.error.message} truncateAt={600} />
+      {(run.verdict || run.error) && (
+        <div className={`run-subheader ${health === 'failed' ? 'is-failed' : ''}`}>
+          {run.verdict && (
+            <span className={run.verdict.pass ? 'verdict-pass' : 'verdict-fail'} data-testid="run-verdict">
+              verdict: {run.verdict.pass ? 'pass' : 'fail'}
+              {run.verdict.detail && (
+                <span className="verdict-detail">
+                  {' '}
+                  · <TraceText text={run.verdict.detail} truncateAt={400} />
+                </span>
+              )}
+            </span>
+          )}
+          {run.error && (
+            <span className="run-error" role="alert">
+              <strong>
+                <TraceText text={run.error.type} truncateAt={200} />:
+              </strong>{' '}
+              <TraceText text={run.error.message} truncateAt={600} />
+            </span>
+          )}
         </div>
       )}
       <div className="workbench-body">
@@ -134,7 +138,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
         {(panels.blame || panels.step) && (
           <aside className="pane pane-right">
             {panels.blame && (
-              <div className="right-block">
+              <div className={`right-block blame-block${panels.step ? '' : ' alone'}`}>
                 <div className="pane-head">
                   <span className="pane-title">Blame</span>
                   {blameIndex.blamed.size > 0 && <span className="muted small">lineage path drawn dashed on the graph</span>}
@@ -143,7 +147,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
               </div>
             )}
             {panels.step && (
-              <div className="right-block">
+              <div className="right-block step-block">
                 {selectedStep ? (
                   <StepPanel run={run} step={selectedStep} health={blameIndex.health.get(selectedStep.step_id)} />
                 ) : (

@@ -49,7 +49,7 @@ export function StepList({ model, selected }: { model: RunModel; selected: strin
     } else if (row && (e.key === 'ArrowRight' || e.key === 'ArrowLeft')) {
       e.preventDefault();
       if (row.hasChildren && row.expanded !== (e.key === 'ArrowRight')) act(setExpanded, row.id, e.key === 'ArrowRight');
-      else if (e.key === 'ArrowLeft' && tree?.parent.get(row.id)) act(selectStep, tree.parent.get(row.id)!);
+      else if (e.key === 'ArrowLeft' && tree?.parentOf(row.id)) act(selectStep, tree.parentOf(row.id)!);
     }
   };
 

@@ -1,8 +1,10 @@
 /**
  * 0003: fork experiments, their trials, and the user's approvals of entry
  * commands found in trace files. An experiment keeps the pid of the process
- * running it, so a restart can tell its own dead experiments (interrupted)
- * from ones another live process (the CLI, `tb serve`) is still running.
+ * running it and (in `options`) a token of the engine instance within it, so a restart can
+ * tell its own dead experiments (interrupted) from ones another live process
+ * (the CLI, `tb serve`) is still running — and a restarted engine worker
+ * from the worker that died inside the same process.
  */
 export const migration0003 = {
   version: 3,
