@@ -76,23 +76,20 @@ async function selectStepTimed(page: Page): Promise<number> {
   })()`);
 }
 
-/** Click a collapsed step's expand toggle in the step list → its children listed and the graph relaid. */
+/** Collapse an open step in the step list, then time its expand → its children listed and the graph relaid. */
 async function expandTimed(page: Page): Promise<number | null> {
   return page.evaluate(`(async () => {
-    const row = document.querySelector('.step-row[aria-expanded="false"]');
-    if (!row) return null;
-    const id = row.dataset.stepId;
-    const nodesBefore = document.querySelectorAll('.graph-node').length;
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    const rowOf = (id) => document.querySelector('.step-row[data-step-id="' + CSS.escape(id) + '"]');
+    const open = document.querySelector('.step-row[aria-expanded="true"][aria-level="2"]') || document.querySelector('.step-row[aria-expanded="true"]');
+    if (!open) return null;
+    const id = open.dataset.stepId;
+    open.querySelector('.tree-toggle').click();
+    while (rowOf(id).getAttribute('aria-expanded') !== 'false') await frame();
     const t0 = performance.now();
-    row.querySelector('.tree-toggle').click();
-    await new Promise((resolve) => {
-      function check() {
-        const now = document.querySelector('.step-row[data-step-id="' + CSS.escape(id) + '"]');
-        if (now && now.getAttribute('aria-expanded') === 'true' && now.nextElementSibling) requestAnimationFrame(() => resolve());
-        else requestAnimationFrame(check);
-      }
-      check();
-    });
+    rowOf(id).querySelector('.tree-toggle').click();
+    while (rowOf(id).getAttribute('aria-expanded') !== 'true') await frame();
+    await frame();
     return performance.now() - t0;
   })()`);
 }

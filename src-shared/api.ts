@@ -37,7 +37,7 @@ export const callSchemas = {
   listImportErrors: z.object({ limit: z.number().int().min(1).max(10_000).optional() }).strict(),
   blameRun: z.object({ runId, expected: z.string().max(100_000).optional() }).strict(),
   diffRuns: z.object({ runA: runId, runB: runId }).strict(),
-  renderReport: z.object({ runId, format: z.enum(['md', 'html', 'json']) }).strict(),
+  renderReport: z.object({ runId, format: z.enum(REPORT_FORMATS) }).strict(),
   exportRun: z.object({ runId, format: z.enum(['otlp']) }).strict(),
   getInfo: z.object({}).strict(),
   /** What a fork would re-run and cost, and the command it needs approved; runs nothing. */
@@ -99,7 +99,8 @@ export interface CallResults {
   listImportErrors: ImportError[];
   blameRun: BlameResult;
   diffRuns: DiffResult;
-  renderReport: { format: 'md' | 'html' | 'json'; content: string; filename: string };
+  /** PDF content is base64 (`encoding`); the other formats are text. */
+  renderReport: { format: ReportFormat; content: string; filename: string; encoding: 'utf8' | 'base64' };
   /** The run in another tool's format (OTLP/JSON with GenAI and OpenInference attributes). */
   exportRun: { format: 'otlp'; content: string; filename: string };
   getInfo: EngineInfo;

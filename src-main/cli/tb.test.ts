@@ -143,3 +143,18 @@ describe('tb export', () => {
     expect(shape(roundTrip)).toEqual(shape(original));
   });
 });
+
+describe('tb report --format pdf', () => {
+  it.skipIf(!fs.existsSync('/usr/bin/chromium'))('prints the blame report to a PDF through headless Chromium', () => {
+    const home = freshHome();
+    const file = path.join(home, 'r.jsonl');
+    fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'pdf-run', steps: 3, failAt: 1 })));
+    expect(tb(home, 'import', file).code).toBe(0);
+    const out = path.join(home, 'report.pdf');
+    const r = tb(home, 'report', 'pdf-run', '--format', 'pdf', '-o', out);
+    expect(r.code, r.stderr).toBe(0);
+    const bytes = fs.readFileSync(out);
+    expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(bytes.length).toBeGreaterThan(1000);
+  });
+});

@@ -13,6 +13,7 @@ import { CONTENT_SECURITY_POLICY } from '../serve/http-server';
 import { startEngineHost, type EngineHost } from './engine-host';
 import { loadWindowState, saveWindowState } from './window-state';
 import { electronNativeBinding } from './native-binding';
+import { printReportToPdf } from './print-report';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appRoot = path.resolve(here, '../..');
@@ -162,6 +163,13 @@ if (!app.requestSingleInstanceLock()) {
       // Only our own page may call the engine.
       if (!isOwnFrame(e.senderFrame?.url)) return { ok: false, error: { code: 'bad_request', message: 'unknown sender' } };
       if (!isCallName(name)) return { ok: false, error: { code: 'not_found', message: 'unknown call' } };
+      const a = args as { runId?: unknown; format?: unknown } | null;
+      if (name === 'renderReport' && a?.format === 'pdf') {
+        const html = await engine!.call('renderReport', { ...a, format: 'html' });
+        if (!html.ok) return html;
+        const pdf = await printReportToPdf(html.value.content);
+        return { ok: true, value: { format: 'pdf', content: pdf.toString('base64'), filename: html.value.filename.replace(/\.html$/, '.pdf'), encoding: 'base64' } };
+      }
       return engine!.call(name, args);
     });
     buildMenu();

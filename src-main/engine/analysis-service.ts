@@ -4,6 +4,12 @@
  * blame results stored, recomputing them when the run or the settings change.
  */
 import type { BlameResult, DiffResult } from '../../src-shared/analysis';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CallResult, ReportFormat } from '../../src-shared/api';
+import { EngineError } from '../../src-shared/result';
+import { printHtmlToPdf } from '../platform/print-pdf';
 import type { HomePaths } from './home';
 import type { Db } from './store/open-database';
 import { getRunDetail, pipelineHistory, resolveRunId, toolStats } from './store/read-runs';
@@ -15,7 +21,7 @@ import { loadSettings, settingsHash, type Settings } from './scoring/index';
 export interface Analysis {
   blame(runIdOrPrefix: string, expected?: string): BlameResult;
   diff(a: string, b: string): DiffResult;
-  report(runIdOrPrefix: string, format: 'md' | 'html' | 'json'): { format: 'md' | 'html' | 'json'; content: string; filename: string };
+  report(runIdOrPrefix: string, format: ReportFormat): Promise<CallResult<'renderReport'>>;
   /** Recompute stored blame for runs that changed (keeps list filters and the gate current). */
   refresh(runIds: string[]): void;
   settings(): Settings;
@@ -76,11 +82,22 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
       const dbb = getRunDetail(db, b);
       return diffRuns(da, dbb, { settings, toolStats: toolStats(db) });
     },
-    report: (idOrPrefix, format) => {
+    report: async (idOrPrefix, format) => {
       const detail = getRunDetail(db, idOrPrefix);
       const b = blame(detail.run.run_id);
-      const ext = format === 'md' ? 'md' : format;
-      return { format, content: renderReport(detail, b, format), filename: `traceback-${detail.run.run_id.slice(0, 12)}.${ext}` };
+      const filename = `traceback-${detail.run.run_id.slice(0, 12)}.${format}`;
+      if (format !== 'pdf') return { format, content: renderReport(detail, b, format), filename, encoding: 'utf8' };
+      // PDF is the HTML report printed by headless Chromium (Electron prints it itself in the app).
+      const html = renderReport(detail, b, 'html');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-report-'));
+      try {
+        const file = path.join(dir, filename);
+        const printed = await printHtmlToPdf(html, file);
+        if (!printed.ok) throw new EngineError('unsupported', printed.message);
+        return { format, content: fs.readFileSync(file).toString('base64'), filename, encoding: 'base64' };
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     },
     refresh: (runIds) => {
       for (const id of runIds) {

@@ -3,9 +3,8 @@ import path from 'node:path';
 import type { Command } from '../command';
 import { EXIT_OK } from '../command';
 import { UsageError } from '../args';
-import { callEngine, CliFailure } from '../unwrap';
+import { callEngine } from '../unwrap';
 import { REPORT_FORMATS, type ReportFormat } from '../../../src-shared/api';
-import { printHtmlToPdf } from '../../platform/print-pdf';
 
 export const reportCommand: Command = {
   name: 'report',
@@ -19,13 +18,10 @@ export const reportCommand: Command = {
     if (!REPORT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${REPORT_FORMATS.join(', ')}`);
     const outFile = ctx.args.values.o ?? ctx.args.values.output;
     const engine = ctx.engine();
-    const rendered = await callEngine(engine, 'renderReport', { runId, format: format === 'pdf' ? 'html' : format });
-    if (format === 'pdf') {
-      if (!outFile) throw new UsageError('a PDF report needs -o FILE');
-      const r = await printHtmlToPdf(rendered.content, path.resolve(outFile));
-      if (!r.ok) throw new CliFailure(r.message, 2);
-    } else if (outFile) {
-      fs.writeFileSync(path.resolve(outFile), rendered.content);
+    if (format === 'pdf' && !outFile) throw new UsageError('a PDF report needs -o FILE');
+    const rendered = await callEngine(engine, 'renderReport', { runId, format });
+    if (outFile) {
+      fs.writeFileSync(path.resolve(outFile), Buffer.from(rendered.content, rendered.encoding === 'base64' ? 'base64' : 'utf8'));
     } else {
       ctx.out(rendered.content);
       return EXIT_OK;

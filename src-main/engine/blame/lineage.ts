@@ -10,12 +10,14 @@
  *    linear in the text, never quadratic in the steps;
  *  - a parent's output drawing on its children's outputs;
  *  - an output with no text (an empty result) feeding the next sibling,
- *    since there is nothing to match but the next step received it.
+ *    since there is nothing to match but the next step received it;
+ *  - adjacency, weight 1: the sibling that ended just before a step
+ *    started, so that one shared name or number with it is enough.
  * A producer needs weight 2 to count. -1 stands for the run's own input.
  */
 import type { Json } from '../../../src-shared/trace-format';
 import type { Settings } from '../scoring/settings';
-import { isObj, jsonText, llmText } from '../scoring/json-text';
+import { isEmptyPayload, isObj, jsonText, llmText } from '../scoring/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
 import { scanJson, scanText, type Value } from './value-features';
@@ -143,9 +145,12 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const callOwner = new Map<string, number>();
   const firstSeen = new IntMap(n * 2);
   const awaiting = new Map<number, number[]>();
+  const lastEnded = new Map<number, number>();
 
   const detail = g.detail;
-  const scanOpts = { k: L.shingle_tokens, maxChars, values: 'hash' as const };
+  // Short outputs (2 to k-1 words) are indexed by their whole-text hash and found inside longer inputs.
+  const shortStarts = new IntMap(64);
+  const scanOpts = { k: L.shingle_tokens, maxChars, values: 'hash' as const, shortPhraseStarts: shortStarts };
   const idScanOpts = { values: 'hash' as const, shingles: false };
   const runInputText = jsonText(detail.run.input, maxChars);
   const runScan = scanText(runInputText, { k: L.shingle_tokens, maxChars });
@@ -201,6 +206,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const callId = meta.tool_call_id;
     if (typeof callId === 'string') vote(callOwner.get(callId) ?? NOT_SEEN, 3);
     const parentKey = g.parent[p];
+    const prev = lastEnded.get(parentKey);
+    if (prev !== undefined) vote(prev, 1);
     const wait = awaiting.get(parentKey);
     if (wait && wait.length > 0) {
       for (const q of wait) vote(q, 2);
@@ -239,13 +246,18 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
       firstSeen.setIfAbsent(vh[i], q);
     }
     for (let i = 0; i < sh.length; i++) latestShingle.set(sh[i], q);
+    if (scan.words >= 2 && scan.words < L.shingle_tokens) {
+      latestShingle.set(scan.contentHash, q);
+      shortStarts.set(scan.firstWord, 1);
+    }
     const meta = s.metadata;
     if (meta.writes !== undefined) for (const key of keysOf(meta.writes)) writers.set(key, q);
     if (s.type === 'llm' && s.output !== null && typeof s.output === 'object') for (const id of toolCallIdsOf(s.output)) callOwner.set(id, q);
     const callId = meta.tool_call_id;
     // Whoever quotes the call id later consumed this result.
     if (typeof callId === 'string') for (const h of scanText(callId, idScanOpts).valueHashes) latestValue.set(h, q);
-    if (vh.length === 0 && sh.length === 0) {
+    lastEnded.set(g.parent[q], q);
+    if (vh.length === 0 && sh.length === 0 && isEmptyPayload(s.output) !== null) {
       const list = awaiting.get(g.parent[q]);
       if (list) list.push(q);
       else awaiting.set(g.parent[q], [q]);

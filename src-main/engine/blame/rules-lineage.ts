@@ -113,7 +113,8 @@ export function informationLostFindings(w: BlameWork): Finding[] {
   if (!anyLookup) return [];
   const used = lookupInputHashes(w);
   const finalHashes = lin.finalProducer >= 0 ? lin.outHashesOf(lin.finalProducer) : new Set<number>();
-  const out: Finding[] = [];
+  // Lost values grouped by the step that lost them.
+  const lostAt = new Map<number, Value[]>();
   const seen = new Set<number>();
   for (const u of req) {
     if (used.has(u.h) || finalHashes.has(u.h) || seen.has(u.h)) continue;
@@ -123,16 +124,25 @@ export function informationLostFindings(w: BlameWork): Finding[] {
       if (!lin.inHashesOf(p).has(u.h) || lin.outHashesOf(p).has(u.h)) continue;
       const feedsLookup = lin.consumers[p].some((c) => LOOKUP.has(g.steps[c].type) && !isAncestor(g, c, p));
       if (!feedsLookup) continue;
-      out.push({
-        pos: p,
-        rule: 'information-lost',
-        strength: w.settings.blame.strength.information_lost,
-        reason: `${stepLabel(w, p)} received ${q(u.raw, 60)} from the request but its output, which drove the lookups, drops it, and no lookup ever received it.`,
-        evidence: evidenceList(quoteStep(g.steps[p], 'input', u.raw), quoteStep(g.steps[p], 'output')),
-        dependent: false,
-      });
+      const list = lostAt.get(p);
+      if (list) list.push(u);
+      else lostAt.set(p, [u]);
       break;
     }
+  }
+  const out: Finding[] = [];
+  for (const [p, lost] of lostAt) {
+    // Names first: a dropped entity says more than a dropped number.
+    lost.sort((x, y) => (x.kind === 'name' ? 0 : 1) - (y.kind === 'name' ? 0 : 1));
+    const list = lost.slice(0, 3).map((u) => q(u.raw, 40)).join(', ');
+    out.push({
+      pos: p,
+      rule: 'information-lost',
+      strength: w.settings.blame.strength.information_lost,
+      reason: `${stepLabel(w, p)} received ${list} from the request but its output, which drove the lookups, drops ${lost.length > 1 ? 'them' : 'it'}, and no lookup ever received ${lost.length > 1 ? 'them' : 'it'}.`,
+      evidence: evidenceList(quoteStep(g.steps[p], 'input', lost[0].raw), quoteStep(g.steps[p], 'output')),
+      dependent: false,
+    });
   }
   return out;
 }
@@ -238,13 +248,16 @@ export function unusedContextFindings(w: BlameWork): Finding[] {
 const FABRICABLE = new Set(['number', 'date', 'id', 'email', 'url']);
 
 /**
- * A number the answer computed from two numbers it was given (sum,
- * difference, product or ratio, within 0.5%) is derived, not made up:
- * "100 EUR at 1.31 is 131 USD". At most 60 input numbers are paired.
+ * A number the answer computed from the numbers it was given is derived, not
+ * made up: one of them rescaled (×/÷ 100, 1,000, 10^6, 10^9: "18.4 million"
+ * from 18400000, "41.7%" from 0.417), or two of them combined by a sum,
+ * difference, product or ratio ("100 EUR at 1.31 is 131 USD"), within 0.5%.
+ * At most 60 input numbers are paired.
  */
 function derivable(x: number, inputs: number[]): boolean {
   const near = (a: number, b: number): boolean => Math.abs(a - b) <= Math.max(0.005 * Math.abs(b), 1e-9);
   const xs = inputs.slice(0, 60);
+  for (const a of xs) for (const f of [100, 1e3, 1e6, 1e9]) if (near(a / f, x) || near(a * f, x)) return true;
   for (let i = 0; i < xs.length; i++) {
     for (let j = 0; j < xs.length; j++) {
       const a = xs[i];

@@ -88,6 +88,8 @@ export interface Scan {
   /** Hash of the word sequence: equal for texts that differ only in punctuation, spacing or case. */
   contentHash: number;
   words: number;
+  /** Hash of the first word (for indexing short phrases). */
+  firstWord: number;
 }
 
 const enum C {
@@ -116,6 +118,13 @@ export interface ScanOptions {
   /** 'full' (Value objects), 'hash' (hashes and kinds only) or 'none'. */
   values?: 'full' | 'hash' | 'none';
   shingles?: boolean;
+  /**
+   * First words of short phrases (2 to k-1 words) indexed elsewhere: at each
+   * occurrence of one, the windows of 2 to k-1 words starting there are added
+   * to the shingles, hashed like a whole short text (contentHash), so that a
+   * short output ("service unavailable") is found inside a longer input.
+   */
+  shortPhraseStarts?: { has(word: number): boolean; size: number };
 }
 
 // Buffers reused by every scan, so that scanning 10,000 steps allocates
@@ -366,7 +375,7 @@ function finish(st: ScanState, opts: ScanOptions): Scan {
   for (let j = 0; j < words; j++) contentHash = (Math.imul(contentHash, 31) + WORDS[j]) & MASK;
   let count = 0;
   if (opts.shingles !== false && words >= 2) {
-    if (SHINGLES.length < words) SHINGLES = new Int32Array(words * 2);
+    if (SHINGLES.length < words * 4) SHINGLES = new Int32Array(words * 4);
     if (words < k) SHINGLES[count++] = contentHash;
     else {
       const sample = words > (opts.sampleAbove ?? 24);
@@ -374,6 +383,23 @@ function finish(st: ScanState, opts: ScanOptions): Scan {
         let x = 0;
         for (let j = 0; j < k; j++) x = (Math.imul(x, 31) + WORDS[s + j]) & MASK;
         if (!sample || (x & 3) === 0) SHINGLES[count++] = x;
+      }
+    }
+    const starts = opts.shortPhraseStarts;
+    if (starts && starts.size > 0) {
+      for (let s = 0; s + 1 < words; s++) {
+        if (!starts.has(WORDS[s])) continue;
+        let x = 7;
+        for (let len = 1; len < k && s + len <= words; len++) {
+          x = (Math.imul(x, 31) + WORDS[s + len - 1]) & MASK;
+          if (len < 2) continue;
+          if (count + 1 >= SHINGLES.length) {
+            const grown = new Int32Array(SHINGLES.length * 2);
+            grown.set(SHINGLES);
+            SHINGLES = grown;
+          }
+          SHINGLES[count++] = x;
+        }
       }
     }
   }
@@ -384,6 +410,7 @@ function finish(st: ScanState, opts: ScanOptions): Scan {
     shingles: SHINGLES.subarray(0, count),
     contentHash,
     words,
+    firstWord: words > 0 ? WORDS[0] : 0,
   };
 }
 

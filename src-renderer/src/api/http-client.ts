@@ -10,7 +10,6 @@ type Listener = (payload: unknown) => void;
 export function createHttpClient(token: string, origin = ''): ApiClient {
   const listeners = new Map<EventName, Set<Listener>>();
   let source: EventSource | null = null;
-  let openedBefore = false;
 
   function emit(event: EventName, payload: unknown): void {
     for (const listener of listeners.get(event) ?? []) listener(payload);
@@ -20,10 +19,10 @@ export function createHttpClient(token: string, origin = ''): ApiClient {
     if (source) return;
     source = new EventSource(`${origin}${EVENTS_PATH}?token=${encodeURIComponent(token)}`);
     source.addEventListener('open', () => {
-      // EventSource reconnects by itself; events sent while it was away are
-      // lost, so a reconnect is treated as "everything may have changed".
-      if (openedBefore) emit('data-changed', { runIds: [] });
-      openedBefore = true;
+      // Events sent before the stream opened (the first fetches race the
+      // connection) or while it was reconnecting are lost, so every open is
+      // treated as "everything may have changed".
+      emit('data-changed', { runIds: [] });
     });
     for (const name of EVENT_NAMES) {
       source.addEventListener(name, (message) => {

@@ -1,0 +1,17 @@
+import { TraceBuilder } from './src-main/engine/blame/test-support';
+import { DEFAULT_SETTINGS } from './src-main/engine/scoring/settings';
+import { inferLineage } from './src-main/engine/blame/lineage';
+import { buildRunGraph } from './src-main/engine/blame/run-graph';
+    const b = new TraceBuilder({ input: { q: 'weather in Lisbon' } });
+    const llm = b.step('agent_llm', 'llm', { input: 'weather in Lisbon', output: { content: '', tool_calls: [{ id: 'call_7', function: { name: 'w', arguments: '{}' } }] } });
+    const tool = b.step('get_weather', 'tool', { input: {}, metadata: { tool_call_id: 'call_7' }, output: { sky: 'clear' } });
+    const writer = b.step('store', 'generic', { input: { x: 1 }, output: { ok: true }, metadata: { writes: ['profile'] } });
+    b.step('unrelated', 'generic', { input: { y: 'zzz' }, output: { z: 'qqq' } });
+    const reader = b.step('use_profile', 'generic', { input: {}, metadata: { reads: ['profile'] }, output: 'done' });
+    const passage = 'The Aurora X1 electric bicycle launched in 2019 with a 500 Wh battery and a range of 80 km.';
+    const ret = b.step('retrieve', 'retrieval', { input: { q: 'aurora' }, output: [passage] });
+    const answer = b.step('answer', 'llm', { input: `Context: ${passage}\nQuestion: when?`, output: 'In 2019.' });
+    const d = b.finish('ok', 'In 2019.').detail();
+    const g = buildRunGraph(d);
+    const lin = inferLineage(g, DEFAULT_SETTINGS);
+    console.log(lin.inProducers, lin.fromParent);
