@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { callApi, expect, runRows, screenshot, test } from './fixtures';
@@ -61,6 +62,15 @@ test('a run written into the inbox while the page is open appears without a relo
   await expect(row).toBeVisible();
   await expect(row).toContainText('late-arrival');
   await expect(runRows(app)).toHaveCount(before.length + 1);
+});
+
+test('a pipeline recorded with the SDK while the page is open appears within a second, without a reload', async ({ app, tb }) => {
+  await expect(runRows(app).first()).toBeVisible();
+  const script = path.resolve(path.dirname(new URL(import.meta.url).pathname), 'support/sdk-pipeline.ts');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, TRACEBACK_HOME: tb.home }, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  // Measured from the moment the recording process has finished writing.
+  await expect(app.locator('[data-run-id]', { hasText: 'live-sdk-pipeline' })).toBeVisible({ timeout: 1000 });
 });
 
 test('a broken trace file shows up as an import problem with its file and line', async ({ app, tb }) => {

@@ -20,6 +20,7 @@ export interface TbServer {
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const TB = ['tsx', path.join(ROOT, 'src-main/cli/tb.ts')];
+const READY_TIMEOUT_MS = 30_000;
 
 function tbEnv(home: string): NodeJS.ProcessEnv {
   return { ...process.env, TRACEBACK_HOME: home, NO_COLOR: '1' };
@@ -38,7 +39,12 @@ export function tb(home: string, args: string[]): string {
 
 export async function startTbServer(opts: { home?: string; demo?: boolean } = {}): Promise<TbServer> {
   const home = opts.home ?? makeHome();
-  if (opts.demo !== false) tb(home, ['demo']);
+  try {
+    if (opts.demo !== false) tb(home, ['demo']);
+  } catch (error) {
+    if (!opts.home) fs.rmSync(home, { recursive: true, force: true });
+    throw error;
+  }
   const child: ChildProcess = spawn('npx', [...TB, 'serve', '--port', '0', '--json-ready'], {
     cwd: ROOT,
     env: tbEnv(home),
@@ -47,25 +53,9 @@ export async function startTbServer(opts: { home?: string; demo?: boolean } = {}
   });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const ready = await new Promise<{ url: string; port: number; token: string }>((resolve, reject) => {
-    const lines = readline.createInterface({ input: child.stdout! });
-    // The ready document is meant to be one line; a pretty-printed one is accepted too.
-    let pending = '';
-    lines.on('line', (line) => {
-      pending = pending ? `${pending}\n${line}` : line;
-      try {
-        const parsed = JSON.parse(pending) as { url?: string; port?: number; token?: string };
-        pending = '';
-        if (parsed.url && parsed.port && parsed.token) resolve(parsed as { url: string; port: number; token: string });
-      } catch {
-        if (!pending.trimStart().startsWith('{')) pending = '';
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`tb serve exited ${code} before it was ready:\n${stderr}`)));
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.pid) {
-      const exited = new Promise((r) => child.once('exit', r));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const killGroup = async () => {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
       // npx runs tsx runs node: signal the whole process group we created.
       try {
         process.kill(-child.pid, 'SIGTERM');
@@ -74,6 +64,40 @@ export async function startTbServer(opts: { home?: string; demo?: boolean } = {}
       }
       await exited;
     }
+  };
+  let ready: { url: string; port: number; token: string };
+  try {
+    ready = await new Promise<{ url: string; port: number; token: string }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`tb serve printed no ready line within ${READY_TIMEOUT_MS} ms:\n${stderr}`)), READY_TIMEOUT_MS);
+      const lines = readline.createInterface({ input: child.stdout! });
+      // The ready document is meant to be one line; a pretty-printed one is accepted too.
+      let pending = '';
+      lines.on('line', (line) => {
+        pending = pending ? `${pending}\n${line}` : line;
+        try {
+          const parsed = JSON.parse(pending) as { url?: string; port?: number; token?: string };
+          pending = '';
+          if (parsed.url && parsed.port && parsed.token) {
+            clearTimeout(timer);
+            resolve(parsed as { url: string; port: number; token: string });
+          }
+        } catch {
+          if (!pending.trimStart().startsWith('{')) pending = '';
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`tb serve exited ${code} before it was ready:\n${stderr}`));
+      });
+    });
+  } catch (error) {
+    // Never leave a server (or a data folder) behind when startup fails.
+    await killGroup();
+    if (!opts.home) fs.rmSync(home, { recursive: true, force: true });
+    throw error;
+  }
+  const stop = async () => {
+    await killGroup();
     if (!opts.home) fs.rmSync(home, { recursive: true, force: true });
   };
   return { ...ready, origin: new URL(ready.url).origin, home, inbox: path.join(home, 'inbox'), stop };

@@ -50,7 +50,7 @@ function Shell({ lastChange }: { lastChange: number | null }) {
             {info.data.watching ? '● watching inbox' : '○ not watching'} · {info.data.home} · v{info.data.version}
           </span>
         )}
-        {lastChange && <span className="muted small" data-testid="last-change">updated {new Date(lastChange).toLocaleTimeString()}</span>}
+        {lastChange && <span className="muted small" data-testid="last-change">· updated {new Date(lastChange).toLocaleTimeString()}</span>}
       </nav>
       <div className="app-body">
         {route.view === 'runs' && <RunsView route={route} />}

@@ -18,7 +18,8 @@ export const serveCommand: Command = {
     if (ctx.args.booleans.has('demo-if-empty')) await seedDemoIfEmpty(engine, (l) => ctx.err(l));
     await engine.watcher?.ready;
     const server = await startServer(engine, { port, rendererDir: RENDERER_DIR });
-    if (ctx.args.booleans.has('json-ready')) ctx.json({ url: server.url, port: server.port, token: server.token });
+    // One line, so a parent process can read it as soon as it arrives.
+    if (ctx.args.booleans.has('json-ready')) ctx.out(JSON.stringify({ url: server.url, port: server.port, token: server.token }));
     else {
       ctx.out(`Traceback is serving ${engine.paths.home}`);
       ctx.out(`Open: ${server.url}`);

@@ -20,7 +20,7 @@ import type { Settings } from '../scoring/settings';
 import { isEmptyPayload, isObj, jsonText, llmText } from '../scoring/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
-import { scanJson, scanText, type Value } from './value-features';
+import { newHashScan, scanHashes, scanJson, scanText, type Value } from './value-features';
 
 export const RUN_INPUT = -1;
 export const NOT_SEEN = -2;
@@ -37,6 +37,8 @@ export interface Lineage {
   /** Text of a step's input or output, computed on first use. */
   inTextOf(p: number): string;
   outTextOf(p: number): string;
+  /** Value hashes found in the inputs of tool and retrieval steps (the lookups). */
+  lookupInputHashes: Set<number>;
   /** Value hashes of a step's input or output, computed on first use. */
   inHashesOf(p: number): Set<number>;
   outHashesOf(p: number): Set<number>;
@@ -146,12 +148,14 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const firstSeen = new IntMap(n * 2);
   const awaiting = new Map<number, number[]>();
   const lastEnded = new Map<number, number>();
+  const lookupInputHashes = new Set<number>();
 
   const detail = g.detail;
   // Short outputs (2 to k-1 words) are indexed by their whole-text hash and found inside longer inputs.
   const shortStarts = new IntMap(64);
   const scanOpts = { k: L.shingle_tokens, maxChars, values: 'hash' as const, shortPhraseStarts: shortStarts };
   const idScanOpts = { values: 'hash' as const, shingles: false };
+  const hs = newHashScan();
   const runInputText = jsonText(detail.run.input, maxChars);
   const runScan = scanText(runInputText, { k: L.shingle_tokens, maxChars });
   const runInputValues = runScan.values;
@@ -191,16 +195,19 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
 
   const start = (p: number): void => {
     const s = g.steps[p];
-    const scan = scanJson(s.input, scanOpts);
-    inHash[p] = scan.contentHash;
-    const vh = scan.valueHashes;
-    const vk = scan.valueKinds;
-    for (let i = 0; i < vh.length; i++) {
+    scanHashes(s.input, scanOpts, hs);
+    inHash[p] = hs.contentHash;
+    const vh = hs.valueHashes;
+    const vk = hs.valueKinds;
+    const vn = hs.valueCount;
+    if (s.type === 'tool' || s.type === 'retrieval') for (let i = 0; i < vn; i++) lookupInputHashes.add(vh[i]);
+    for (let i = 0; i < vn; i++) {
       vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]]);
       firstSeen.setIfAbsent(vh[i], p);
     }
-    const shingles = scan.shingles;
-    for (let i = 0; i < shingles.length; i++) vote(latestShingle.get(shingles[i], NOT_SEEN), 1);
+    const shingles = hs.shingles;
+    const sn = hs.shingleCount;
+    for (let i = 0; i < sn; i++) vote(latestShingle.get(shingles[i], NOT_SEEN), 1);
     const meta = s.metadata;
     if (meta.reads !== undefined) for (const key of keysOf(meta.reads)) vote(writers.get(key) ?? NOT_SEEN, 3);
     const callId = meta.tool_call_id;
@@ -220,15 +227,20 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
 
   const end = (q: number): void => {
     const s = g.steps[q];
-    const scan = scanJson(s.output, scanOpts);
-    outHash[q] = scan.contentHash;
-    const vh = scan.valueHashes;
-    const vk = scan.valueKinds;
-    const sh = scan.shingles;
+    scanHashes(s.output, scanOpts, hs);
+    outHash[q] = hs.contentHash;
+    const vh = hs.valueHashes;
+    const vk = hs.valueKinds;
+    const vn = hs.valueCount;
+    const sh = hs.shingles;
+    const sn = hs.shingleCount;
+    const words = hs.words;
+    const whole = hs.contentHash;
+    const firstWord = hs.firstWord;
     const kids = g.children[q];
     if (kids.length > 0 && s.output !== null) {
-      for (let i = 0; i < vh.length; i++) vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]]);
-      for (let i = 0; i < sh.length; i++) vote(latestShingle.get(sh[i], NOT_SEEN), 1);
+      for (let i = 0; i < vn; i++) vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]]);
+      for (let i = 0; i < sn; i++) vote(latestShingle.get(sh[i], NOT_SEEN), 1);
       const fromKids = chosen(q).filter((x) => x >= 0 && g.depth[x] > g.depth[q] && isAncestor(g, q, x));
       if (fromKids.length === 0) {
         for (let k = kids.length - 1; k >= 0; k--) {
@@ -241,14 +253,14 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
       }
       outProducers[q] = fromKids;
     }
-    for (let i = 0; i < vh.length; i++) {
+    for (let i = 0; i < vn; i++) {
       latestValue.set(vh[i], q);
       firstSeen.setIfAbsent(vh[i], q);
     }
-    for (let i = 0; i < sh.length; i++) latestShingle.set(sh[i], q);
-    if (scan.words >= 2 && scan.words < L.shingle_tokens) {
-      latestShingle.set(scan.contentHash, q);
-      shortStarts.set(scan.firstWord, 1);
+    for (let i = 0; i < sn; i++) latestShingle.set(sh[i], q);
+    if (words >= 2 && words < L.shingle_tokens) {
+      latestShingle.set(whole, q);
+      shortStarts.set(firstWord, 1);
     }
     const meta = s.metadata;
     if (meta.writes !== undefined) for (const key of keysOf(meta.writes)) writers.set(key, q);
@@ -257,7 +269,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     // Whoever quotes the call id later consumed this result.
     if (typeof callId === 'string') for (const h of scanText(callId, idScanOpts).valueHashes) latestValue.set(h, q);
     lastEnded.set(g.parent[q], q);
-    if (vh.length === 0 && sh.length === 0 && isEmptyPayload(s.output) !== null) {
+    if (vn === 0 && sn === 0 && isEmptyPayload(s.output) !== null) {
       const list = awaiting.get(g.parent[q]);
       if (list) list.push(q);
       else awaiting.set(g.parent[q], [q]);
@@ -314,6 +326,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
       if (t === undefined) outCache.set(p, (t = jsonText(g.steps[p].output, maxChars)));
       return t;
     },
+    lookupInputHashes,
     inHashesOf(p) {
       let v = inHashCache.get(p);
       if (v === undefined) inHashCache.set(p, (v = g.live[p] ? hashSet(g.steps[p].input) : new Set()));

@@ -42,8 +42,10 @@ export function expectedFindings(w: BlameWork): Finding[] {
   if (f >= 0 && finalCov >= at) return [];
 
   const n = g.steps.length;
-  const present: number[] = [];
-  for (let p = 0; p < n; p++) if (g.live[p] && p !== f && g.steps[p].status === 'ok' && outCov(p) >= at) present.push(p);
+  const held: number[] = [];
+  for (let p = 0; p < n; p++) if (g.live[p] && p !== f && g.steps[p].status === 'ok' && outCov(p) >= at) held.push(p);
+  // A parent that only passes on its child's output is not where the information was: keep the deepest.
+  const present = held.filter((p) => !held.some((c) => c !== p && isAncestor(g, p, c)));
   const st = w.settings.blame.strength;
   const expectedEv = quoteRun(w.detail.run, 'verdict', eVals[0]?.raw ?? expected.slice(0, 60));
 

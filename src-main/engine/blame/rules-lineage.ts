@@ -17,8 +17,9 @@
  *    URL) that neither the request nor any earlier step supplied.
  */
 import { quoteRun, quoteStep } from '../scoring/evidence-quote';
-import { passagesOf, isObj } from '../scoring/json-text';
-import { shinglesOf, type Value } from './value-features';
+import { isObj, llmText, passagesOf } from '../scoring/json-text';
+import { shinglesOf, valuesOf, type Value } from './value-features';
+import type { Evidence } from '../../../src-shared/analysis';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 import { NOT_SEEN, RUN_INPUT } from './lineage';
 import { isAncestor } from './run-graph';
@@ -26,19 +27,8 @@ import { isAncestor } from './run-graph';
 const LOOKUP = new Set(['tool', 'retrieval']);
 const GENERATOR = new Set(['llm', 'generic', 'prompt', 'agent']);
 
-const lookupCache = new WeakMap<BlameWork, Set<number>>();
-
 function lookupInputHashes(w: BlameWork): Set<number> {
-  const cached = lookupCache.get(w);
-  if (cached) return cached;
-  const out = new Set<number>();
-  lookupCache.set(w, out);
-  const g = w.graph;
-  for (let p = 0; p < g.steps.length; p++) {
-    if (!g.live[p] || !LOOKUP.has(g.steps[p].type)) continue;
-    for (const h of w.lineage.inHashesOf(p)) out.add(h);
-  }
-  return out;
+  return w.lineage.lookupInputHashes;
 }
 
 export function wrongArgumentFindings(w: BlameWork): Finding[] {
@@ -213,6 +203,8 @@ export function unusedContextFindings(w: BlameWork): Finding[] {
     const t = g.steps[p].type;
     if (g.live[p] && (t === 'prompt' || t === 'llm') && (w.slice.size === 0 || w.slice.has(p))) users.push(p);
   }
+  // Unused retrievals grouped by the step that should have used them: one finding per such step.
+  const byTarget = new Map<number, { r: number; evidence: Evidence | undefined; explanation: string | undefined; count: number }>();
   for (let r = 0; r < g.steps.length; r++) {
     const s = g.steps[r];
     if (!g.live[r] || s.type !== 'retrieval' || s.status !== 'ok' || lin.consumers[r].length > 0) continue;
@@ -233,12 +225,18 @@ export function unusedContextFindings(w: BlameWork): Finding[] {
       }
     }
     if (target < 0) continue;
+    const seen = byTarget.get(target);
+    if (seen) seen.count++;
+    else byTarget.set(target, { r, evidence: relCheck.evidence, explanation: relCheck.explanation, count: 1 });
+  }
+  for (const [target, { r, evidence, explanation, count }] of byTarget) {
+    const more = count > 1 ? ` (and ${count - 1} more retrieval${count > 2 ? 's' : ''} like it)` : '';
     out.push({
       pos: target,
       rule: 'unused-context',
       strength: w.settings.blame.strength.unused_context,
-      reason: `${stepLabel(w, r)} found relevant passages (${relCheck.explanation}) but none of them reached ${stepLabel(w, target)}, the next step on the way to the answer.`,
-      evidence: evidenceList(relCheck.evidence, quoteStep(g.steps[target], 'input')),
+      reason: `${stepLabel(w, r)} found relevant passages (${explanation})${more} but none of them reached ${stepLabel(w, target)}, the next step on the way to the answer.`,
+      evidence: evidenceList(evidence, quoteStep(g.steps[target], 'input')),
       dependent: false,
     });
   }
@@ -273,11 +271,14 @@ export function fabricationFindings(w: BlameWork): Finding[] {
   const g = w.graph;
   const lin = w.lineage;
   const f = lin.finalProducer;
-  if (f < 0 || g.steps[f].type !== 'llm' || g.steps[f].status !== 'ok') return [];
+  // Only a final answer in words can state a made-up value (tool-call arguments and ids are not answers).
+  if (f < 0 || g.steps[f].type !== 'llm' || g.steps[f].status !== 'ok' || w.detail.run.output === null) return [];
+  const answer = llmText(g.steps[f].output);
+  if (answer.trim() === '') return [];
   const inKeys = new Set(lin.inValuesOf(f).map((v) => v.key));
   const numbers = [...lin.inValuesOf(f), ...lin.runInputValues].filter((v) => v.kind === 'number').map((v) => Number(v.key.slice(7)));
   const made: Value[] = [];
-  for (const v of lin.outValuesOf(f)) {
+  for (const v of valuesOf(answer)) {
     if (!FABRICABLE.has(v.kind) || inKeys.has(v.key)) continue;
     const first = lin.firstSeen.get(v.h, NOT_SEEN);
     if (first !== NOT_SEEN && (first === RUN_INPUT || first < f)) continue;

@@ -47,6 +47,12 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
   // Depth by walking up with memo; a parent cycle (corrupt data) is cut at the repeat.
   const depth = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
+    // Parents start before their children, so their depth is usually known already.
+    const p = parent[i];
+    if (p < 0) depth[i] = 0;
+    else if (p < i && depth[p] >= 0) depth[i] = depth[p] + 1;
+  }
+  for (let i = 0; i < n; i++) {
     if (depth[i] >= 0) continue;
     const chain: number[] = [];
     let j = i;

@@ -368,7 +368,10 @@ function scanInto(text: string, st: ScanState): void {
   if (wantValues && (sawMonth || t.includes('@') || t.includes('://'))) emitRare(st, t, sawMonth);
 }
 
-function finish(st: ScanState, opts: ScanOptions): Scan {
+let lastContentHash = 0;
+
+/** Computes the content hash and the shingles into SHINGLES; returns the shingle count. */
+function finishCounts(st: ScanState, opts: ScanOptions): number {
   const k = opts.k ?? 5;
   const words = st.count;
   let contentHash = 7;
@@ -378,10 +381,15 @@ function finish(st: ScanState, opts: ScanOptions): Scan {
     if (SHINGLES.length < words * 4) SHINGLES = new Int32Array(words * 4);
     if (words < k) SHINGLES[count++] = contentHash;
     else {
+      // Rolling polynomial hash of k consecutive word hashes (mod 2^30): three operations per word.
       const sample = words > (opts.sampleAbove ?? 24);
-      for (let s = 0; s + k <= words; s++) {
-        let x = 0;
-        for (let j = 0; j < k; j++) x = (Math.imul(x, 31) + WORDS[s + j]) & MASK;
+      let top = 1;
+      for (let j = 1; j < k; j++) top = Math.imul(top, 31);
+      let x = 0;
+      for (let j = 0; j < k; j++) x = (Math.imul(x, 31) + WORDS[j]) & MASK;
+      if (!sample || (x & 3) === 0) SHINGLES[count++] = x;
+      for (let s = 1; s + k <= words; s++) {
+        x = (Math.imul(x - Math.imul(WORDS[s - 1], top), 31) + WORDS[s + k - 1]) & MASK;
         if (!sample || (x & 3) === 0) SHINGLES[count++] = x;
       }
     }
@@ -403,12 +411,19 @@ function finish(st: ScanState, opts: ScanOptions): Scan {
       }
     }
   }
+  lastContentHash = contentHash;
+  return count;
+}
+
+function finish(st: ScanState, opts: ScanOptions): Scan {
+  const count = finishCounts(st, opts);
+  const words = st.count;
   return {
     values: st.full && st.full.length > 0 ? st.full : NO_VALUES,
     valueHashes: VH.subarray(0, st.vcount),
     valueKinds: VK.subarray(0, st.vcount),
     shingles: SHINGLES.subarray(0, count),
-    contentHash,
+    contentHash: lastContentHash,
     words,
     firstWord: words > 0 ? WORDS[0] : 0,
   };
@@ -439,6 +454,45 @@ function walkLeaves(x: Json | null | undefined, st: ScanState): void {
   else if (typeof x === 'number') scanInto(String(x), st);
   else if (Array.isArray(x)) for (let i = 0; i < x.length; i++) walkLeaves(x[i], st);
   else if (typeof x === 'object') for (const key in x) walkLeaves(x[key], st);
+}
+
+/** Where scanHashes leaves its results; the arrays are shared buffers, valid until the next scan. */
+export interface HashScan {
+  valueHashes: Int32Array;
+  valueKinds: Uint8Array;
+  valueCount: number;
+  shingles: Int32Array;
+  shingleCount: number;
+  contentHash: number;
+  words: number;
+  firstWord: number;
+}
+
+export function newHashScan(): HashScan {
+  return { valueHashes: VH, valueKinds: VK, valueCount: 0, shingles: SHINGLES, shingleCount: 0, contentHash: 0, words: 0, firstWord: 0 };
+}
+
+const HASH_STATE: ScanState = { full: null, wantValues: true, count: 0, vcount: 0, budget: 0 };
+
+/**
+ * scanJson in hash-only mode without allocating: results go into `out`
+ * (the lineage pass calls this for every field of every step).
+ */
+export function scanHashes(v: Json | null | undefined, opts: ScanOptions, out: HashScan): void {
+  const st = HASH_STATE;
+  st.count = 0;
+  st.vcount = 0;
+  st.budget = opts.maxChars ?? Number.POSITIVE_INFINITY;
+  walkLeaves(v, st);
+  const r = finishCounts(st, opts);
+  out.valueHashes = VH;
+  out.valueKinds = VK;
+  out.valueCount = st.vcount;
+  out.shingles = SHINGLES;
+  out.shingleCount = r;
+  out.contentHash = lastContentHash;
+  out.words = st.count;
+  out.firstWord = st.count > 0 ? WORDS[0] : 0;
 }
 
 export function kindOf(code: number): ValueKind {

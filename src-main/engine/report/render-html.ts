@@ -22,7 +22,7 @@ blockquote{margin:.4rem 0;padding:.3rem .6rem;border-left:3px solid #98a2b3;back
 
 function blamedCard(b: BlamedStep, title: string, co = false): string {
   const ev = b.evidence
-    .map((e) => `<div class="muted">${e.step_id ? `step ${h(e.step_id)}` : 'run'} · ${h(e.field)}</div><blockquote>${h(clip(e.quote, 500))}</blockquote>`)
+    .map((e) => `<div class="muted">${e.step_id ? `step ${h(e.step_id)} · ${h(e.field)}` : 'the run itself'}</div><blockquote>${h(clip(e.quote, 500))}</blockquote>`)
     .join('');
   return `<div class="card${co ? ' co' : ''}"><h3>${h(title)}: ${h(b.name)} <span class="muted">(${h(b.type)}, step ${b.index})</span></h3>
 <p><b>Blame score</b> ${b.score.toFixed(2)} · <b>confidence</b> ${h(b.confidence)} · <b>rule</b> ${h(b.rule)}</p>

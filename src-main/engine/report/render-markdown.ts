@@ -16,7 +16,7 @@ function blamedSection(b: BlamedStep, title: string): string[] {
   ];
   if (b.evidence.length > 0) {
     lines.push('- **Evidence** (verbatim from the trace):');
-    for (const e of b.evidence) lines.push(`  - ${e.step_id ? `step ${md(e.step_id)}` : 'run'} ${e.field}: “${md(clip(e.quote, 300))}”`);
+    for (const e of b.evidence) lines.push(`  - ${e.step_id ? `step ${md(e.step_id)} ${e.field}` : 'the run itself'}: “${md(clip(e.quote, 300))}”`);
   }
   lines.push('');
   return lines;

@@ -54,7 +54,7 @@ export function stringLeaves(v: Json | null | undefined): { path: string; text: 
 }
 
 const PASSAGE_TEXT_KEYS = ['text', 'content', 'page_content', 'pageContent', 'document', 'snippet', 'body', 'passage', 'chunk', 'summary'];
-const PASSAGE_LIST_KEYS = ['documents', 'docs', 'results', 'passages', 'hits', 'items', 'chunks', 'matches', 'nodes', 'source_documents', 'context'];
+const PASSAGE_LIST_KEYS = ['documents', 'docs', 'results', 'passages', 'hits', 'items', 'chunks', 'matches', 'nodes', 'source_documents', 'context', 'candidates'];
 
 function passageText(x: Json): string | null {
   if (typeof x === 'string') return x;

@@ -6,7 +6,7 @@
  * listed but never scored, so nothing is counted twice.
  */
 import type { StepHealth } from '../../../src-shared/analysis';
-import type { RunDetail, Step } from '../../../src-shared/model';
+import type { RunDetail, Score, Step } from '../../../src-shared/model';
 import { makeCheck, toScore, type Check } from './check';
 import { classifyError } from './error-class';
 import { quoteStep } from './evidence-quote';
@@ -127,14 +127,18 @@ export function assessRun(detail: RunDetail, ctx: ScoringContext): StepAssessmen
   return detail.steps.map((s) => assessStep(s, ctx, relevance, detail.run.input, going));
 }
 
+// The checks of a step that only ended fine, shared by all such steps (most of a large run).
+let okOnly: Score[] | null = null;
+
 export function healthOf(a: StepAssessment): StepHealth {
+  const onlyOk = a.checks.length === 1 && a.checks[0] === STATUS_OK;
   return {
     step_id: a.step.step_id,
     name: a.step.name,
     type: a.step.type,
     index: a.step.index,
     score: a.score === null ? null : Math.round(a.score * 1000) / 1000,
-    checks: a.checks.map(toScore),
+    checks: onlyOk ? (okOnly ??= Object.freeze([toScore(STATUS_OK)]) as Score[]) : a.checks.map(toScore),
   };
 }
 

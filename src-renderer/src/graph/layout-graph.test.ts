@@ -21,6 +21,8 @@ describe('graph layout', () => {
     const ys = ['planner', 'researcher', 'writer', 'critic'].map((id) => pos.get(id)!.y);
     expect([...ys].sort((a, b) => a - b)).toEqual(ys);
     expect(pos.get('query')!.x).toBeGreaterThan(pos.get('researcher')!.x);
+    // A root without children stays in the roots' column, not pushed out with the leaves.
+    expect(new Set(['planner', 'researcher', 'writer', 'critic'].map((id) => pos.get(id)!.x)).size).toBe(1);
   });
 
   it('a lineage hop into a collapsed subtree is drawn to its nearest shown ancestor', () => {

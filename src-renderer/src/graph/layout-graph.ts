@@ -21,7 +21,7 @@ export interface Positioned {
 
 export function layoutGraph(items: GraphItem[]): Map<string, Positioned> {
   const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: 'LR', nodesep: 10, ranksep: 48, marginx: 10, marginy: 10, ranker: 'longest-path' });
+  g.setGraph({ rankdir: 'LR', nodesep: 10, ranksep: 48, marginx: 10, marginy: 10 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const item of items) {
     const more = item.kind === 'more';

@@ -1,20 +1,28 @@
 import { useState } from 'react';
-import { callSchemas } from '../../../src-shared/api';
+import { callSchemas, type ReportFormat } from '../../../src-shared/api';
 import { useApi } from '../api/api-context';
 
-type Format = 'md' | 'html' | 'json';
+type Format = ReportFormat;
 
 const MIME: Record<Format, string> = {
   md: 'text/markdown;charset=utf-8',
   html: 'text/html;charset=utf-8',
   json: 'application/json;charset=utf-8',
+  pdf: 'application/pdf',
 };
-const LABEL: Record<Format, string> = { md: 'Markdown (.md)', html: 'HTML (.html)', json: 'JSON (.json)' };
+const LABEL: Record<Format, string> = { md: 'Markdown (.md)', html: 'HTML (.html)', json: 'JSON (.json)', pdf: 'PDF (.pdf)' };
 
-/** Only the formats the contract's renderReport accepts are offered (PDF appears when the engine adds it). */
+/** The formats the contract's renderReport accepts. */
 const FORMATS = callSchemas.renderReport.shape.format.options as readonly Format[];
 
-export function saveFile(content: string, filename: string, mime: string): void {
+function base64Bytes(text: string): Uint8Array<ArrayBuffer> {
+  const bin = atob(text);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+}
+
+export function saveFile(content: string | Uint8Array<ArrayBuffer>, filename: string, mime: string): void {
   const url = URL.createObjectURL(new Blob([content], { type: mime }));
   const a = document.createElement('a');
   a.href = url;
@@ -41,7 +49,8 @@ export function ExportMenu({ runId }: { runId: string }) {
       return;
     }
     setOpen(false);
-    saveFile(result.value.content, result.value.filename, MIME[format]);
+    const { content, encoding, filename } = result.value;
+    saveFile(encoding === 'base64' ? base64Bytes(content) : content, filename, MIME[format]);
   };
   return (
     <div className="menu-wrap">
