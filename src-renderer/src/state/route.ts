@@ -13,8 +13,10 @@ export type RunsMode = 'list' | 'timeline';
 
 export type Route =
   | { view: 'runs'; filter: RunFilter; search: string; sort: RunSort; mode: RunsMode; pipeline: string | null }
-  | { view: 'run'; runId: string; stepId: string | null; tab: WorkbenchTab }
-  | { view: 'diff'; runA: string | null; runB: string | null; key: string | null };
+  | { view: 'run'; runId: string; stepId: string | null; tab: WorkbenchTab; /** The experiment whose scoreboard the Experiments tab shows. */ exp?: string }
+  | { view: 'diff'; runA: string | null; runB: string | null; key: string | null }
+  /** All fork experiments, or those of one source run. */
+  | { view: 'experiments'; runId: string | null };
 
 export const DEFAULT_ROUTE: Route = { view: 'runs', filter: 'all', search: '', sort: 'newest', mode: 'list', pipeline: null };
 
@@ -35,8 +37,10 @@ export function parseRoute(hash: string): Route {
     }
   });
   if (parts[0] === 'run' && parts[1]) {
-    return { view: 'run', runId: parts[1], stepId: params.get('step') || null, tab: oneOf(params.get('tab'), WORKBENCH_TABS, 'graph') };
+    const exp = params.get('exp');
+    return { view: 'run', runId: parts[1], stepId: params.get('step') || null, tab: oneOf(params.get('tab'), WORKBENCH_TABS, 'graph'), ...(exp ? { exp } : {}) };
   }
+  if (parts[0] === 'experiments') return { view: 'experiments', runId: params.get('run') || null };
   if (parts[0] === 'diff') {
     return { view: 'diff', runA: params.get('a') || null, runB: params.get('b') || null, key: params.get('key') || null };
   }
@@ -56,12 +60,16 @@ export function formatRoute(route: Route): string {
     case 'run':
       if (route.stepId) params.set('step', route.stepId);
       if (route.tab !== 'graph') params.set('tab', route.tab);
+      if (route.exp) params.set('exp', route.exp);
       return withParams(`#/run/${encodeURIComponent(route.runId)}`, params);
     case 'diff':
       if (route.runA) params.set('a', route.runA);
       if (route.runB) params.set('b', route.runB);
       if (route.key) params.set('key', route.key);
       return withParams('#/diff', params);
+    case 'experiments':
+      if (route.runId) params.set('run', route.runId);
+      return withParams('#/experiments', params);
     case 'runs':
       if (route.filter !== 'all') params.set('filter', route.filter);
       if (route.search) params.set('q', route.search);
