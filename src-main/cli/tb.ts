@@ -70,6 +70,12 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// `tb list | head` closes stdout early: that is the reader's choice, not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 });
