@@ -38,7 +38,7 @@ test('the blame panel names the cause, and clicking its evidence highlights the 
   await expect(card).toContainText(top.name);
   await expect(card.getByTestId('blame-reason')).toHaveText(top.reason);
   await expect(card).toContainText(`${top.confidence} confidence`);
-  await expect(card.getByRole('button', { name: 'Fork from here' })).toBeDisabled();
+  await expect(card.getByRole('button', { name: 'Fork from here' })).toBeEnabled();
   await expect(app.locator(`.graph-node.look-blamed[data-step-id="${top.step_id}"]`)).toBeVisible();
   if (blame.lineage_path.length > 1) await expect(app.locator('.react-flow__edge.edge-lineage').first()).toBeAttached();
 

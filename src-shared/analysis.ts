@@ -40,6 +40,20 @@ export interface BlamedStep {
   rule: string;
 }
 
+/**
+ * One data-lineage edge: output of step `from` flowed into step `to` (its
+ * input, or for `via: 'parent'` a child's output into its parent's output).
+ * `tool_call`: a tool call id links an LLM's call to the tool; `state`: a
+ * state key written by `from` and read by `to`; `value`: values or phrases
+ * of `from`'s output reappear in `to`'s input.
+ */
+export interface LineageEdge {
+  from: string;
+  to: string;
+  via: 'parent' | 'state' | 'tool_call' | 'value';
+  detail?: string;
+}
+
 export interface BlameResult {
   run_id: string;
   healthy: boolean;
@@ -58,6 +72,12 @@ export interface BlameResult {
   recovered?: { step_id: string; name: string; by: string | null; reason: string }[];
   /** Steps repeated with the same content under one parent (no-progress loops); symptoms, not causes. */
   loops?: { parent_id: string | null; name: string; count: number; step_ids: string[] }[];
+  /**
+   * Inferred data lineage between steps, for every run (healthy ones too):
+   * at most 5 edges into one step (the strongest) and 20,000 in all.
+   * Edges from the run's own input are left out.
+   */
+  lineage_edges?: LineageEdge[];
 }
 
 export type DiffVerdict = 'regression' | 'improvement' | 'neutral';

@@ -108,6 +108,63 @@ add('lineage', 'fabricated-invoice', () => {
   return b.finish('ok', 'Invoice INV-2291 totals $512.40 and is due on 2024-07-15.');
 });
 
+// A plan (or generated query) with a wrong field that a tool executed
+// faithfully: the wrong content first appears in the tool's result, but the
+// step that wrote the arguments is the cause. The last one is the control:
+// right arguments, wrong data, so the tool is to blame.
+add('lineage', 'faithful-executor-metro-column', () => {
+  const q = 'Which cities in Corvia have a population over 500,000?';
+  const b = new TraceBuilder({ runId: 'lin-faithful-metro', pipeline: 'city-research', input: { question: q }, tags: tags('planner', 'lineage', 'bad-plan-faithful-tool') });
+  const plan = { country: 'Corvia', column: 'metro_population', op: '>', threshold: 500000 };
+  b.step('planner', 'llm', { input: chat(`Turn into one table filter: ${q}`), output: plan });
+  const a = b.start('researcher', 'agent', { input: plan });
+  const rows = [
+    { city: 'Estrel', population: 910000, metro_population: 1400000 },
+    { city: 'Marrow Bay', population: 530000, metro_population: 820000 },
+    { city: 'Tollis', population: 310000, metro_population: 640000 },
+  ];
+  b.step('query_table', 'tool', { parent: a, input: plan, output: rows });
+  b.step('summarize_findings', 'llm', { parent: a, input: { plan, rows }, output: rows.map((r) => r.city) });
+  b.end(a, { output: { cities: rows.map((r) => r.city) } });
+  const answer = 'Cities in Corvia over 500,000 people: Estrel, Marrow Bay and Tollis.';
+  b.step('writer', 'llm', { input: chat(`${q}\nFindings: Estrel, Marrow Bay, Tollis`), output: answer });
+  b.verdict(false, 'wrongly includes Tollis', ['Estrel', 'Marrow Bay']);
+  return b.finish('ok', answer);
+});
+add('lineage', 'faithful-executor-sql-filter', () => {
+  const q = 'Which customers in Canada spent more than $5,000 in 2023?';
+  const b = new TraceBuilder({ runId: 'lin-faithful-sql', pipeline: 'crm-analyst', input: { question: q }, tags: tags('write_sql', 'lineage', 'bad-plan-faithful-tool') });
+  const sql = "SELECT name FROM customers WHERE country = 'Canada' AND lifetime_spend > 5000";
+  b.step('write_sql', 'llm', { input: chat(`Write one SQL query for: ${q}`), output: sql, model: 'gpt-4o-mini' });
+  const rows = [{ name: 'Hollis Grant' }, { name: 'Marta Okafor' }, { name: 'Devon Price' }];
+  b.step('run_sql', 'tool', { input: { sql }, output: { rows } });
+  const answer = 'Three customers in Canada spent more than $5,000 in 2023: Hollis Grant, Marta Okafor and Devon Price.';
+  b.step('answer', 'llm', { input: chat(`${q}\nRows: Hollis Grant; Marta Okafor; Devon Price`), output: answer });
+  b.verdict(false, 'Devon Price should not be listed: he spent $1,200 in 2023');
+  return b.finish('ok', answer);
+});
+add('lineage', 'faithful-executor-date-range', () => {
+  const q = 'How many support tickets were opened in March 2024?';
+  const b = new TraceBuilder({ runId: 'lin-faithful-dates', pipeline: 'support-analytics', input: { question: q }, tags: tags('plan_query', 'lineage', 'bad-plan-faithful-tool') });
+  const a = b.start('analyst', 'agent', { input: { question: q } });
+  b.step('plan_query', 'llm', { parent: a, input: chat(q), output: toolCall('call_t1', 'ticket_count', { opened_from: '2024-03-01', opened_to: '2024-04-30' }) });
+  b.step('ticket_count', 'tool', { parent: a, input: { opened_from: '2024-03-01', opened_to: '2024-04-30' }, metadata: { tool_call_id: 'call_t1' }, output: { count: 412 } });
+  const answer = '412 support tickets were opened in March 2024.';
+  b.step('plan_query', 'llm', { parent: a, input: chat(`${q}\nTool result (call_t1): {"count": 412}`), output: answer });
+  b.end(a, { output: answer });
+  b.verdict(false, '412 is wrong: 198 tickets were opened in March 2024');
+  return b.finish('ok', answer);
+});
+add('lineage', 'wrong-result-right-arguments', () => {
+  const q = 'What is the list price of the X200 vacuum cleaner?';
+  const b = new TraceBuilder({ runId: 'lin-wrong-result', pipeline: 'price-bot', input: { question: q }, tags: tags('price_lookup', 'lineage', 'wrong-data-right-arguments') });
+  b.step('price_lookup', 'tool', { input: { product: 'X200 vacuum cleaner' }, output: { product: 'X200 vacuum cleaner', list_price_usd: 349 } });
+  const answer = 'The X200 vacuum cleaner lists at $349.';
+  b.step('answer', 'llm', { input: chat(`${q}\nPrice: 349 USD`), output: answer });
+  b.verdict(false, '$349 is the old price; the list price is $299 since May');
+  return b.finish('ok', answer);
+});
+
 // ───────────────────────── recovered ─────────────────────────
 add('recovered', 'retry-then-refusal', () => {
   const q = T.photosynthesis.question;

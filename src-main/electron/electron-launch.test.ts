@@ -32,6 +32,9 @@ const reason = !binary
     ? 'skipped: run `npm run build` first'
     : '';
 
+// Say it where CI logs show it, not only in the skipped test's name.
+if (reason) console.info(`desktop app launch test ${reason}`);
+
 describe('desktop app', () => {
   it.skipIf(reason !== '')(`opens a window titled Traceback${reason ? ` (${reason})` : ''}`, async () => {
     const { _electron } = await import('playwright-core');

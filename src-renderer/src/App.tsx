@@ -4,6 +4,8 @@ import { ApiContext } from './api/api-context';
 import { QueryCache } from './api/query-cache';
 import { QueryCacheContext, useEngineQuery } from './api/use-engine-query';
 import { DiffView } from './diff/DiffView';
+import { openExperimentsList } from './experiments/experiment-routes';
+import { ExperimentsView } from './experiments/ExperimentsView';
 import { RunsView } from './runs/RunsView';
 import { DEFAULT_ROUTE } from './state/route';
 import { act, navigate, openDiff, useUi } from './state/ui-store';
@@ -44,6 +46,13 @@ function Shell({ lastChange }: { lastChange: number | null }) {
         <button type="button" className={`nav-link${route.view === 'diff' ? ' active' : ''}`} onClick={() => act(openDiff, null, null)}>
           Compare
         </button>
+        <button
+          type="button"
+          className={`nav-link${route.view === 'experiments' ? ' active' : ''}`}
+          onClick={() => act(openExperimentsList, null)}
+        >
+          Experiments
+        </button>
         <span className="toolbar-spacer" />
         {info.data && (
           <span className="muted small mono" title={`database ${info.data.database}\ninbox ${info.data.inbox}`}>
@@ -56,6 +65,7 @@ function Shell({ lastChange }: { lastChange: number | null }) {
         {route.view === 'runs' && <RunsView route={route} />}
         {route.view === 'run' && <RunWorkbench key={route.runId} route={route} />}
         {route.view === 'diff' && <DiffView route={route} />}
+        {route.view === 'experiments' && <ExperimentsView route={route} />}
       </div>
     </div>
   );

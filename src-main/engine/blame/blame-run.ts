@@ -1,8 +1,9 @@
 /**
  * blameRun: which step caused this run to fail, and why (docs/blame.md).
  * Deterministic and offline. Order of work:
- *   score steps → recoveries → abstention gate (healthy runs stop here) →
- *   lineage → rules → rank (merge, collapse repeats, cause before symptom).
+ *   score steps → recoveries → lineage (its edges are reported for every
+ *   run) → abstention gate (healthy runs stop here) → rules → rank (merge,
+ *   collapse repeats, cause before symptom).
  */
 import type { BlamedStep, BlameResult, Confidence } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
@@ -13,6 +14,7 @@ import { assessRun, healthOf, type ScoringContext } from '../scoring/score-run';
 import { failureBeforeLineage, failureFromSlice, type Failure } from './failure-gate';
 import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
 import { forwardPath, inferLineage, upstreamOf } from './lineage';
+import { lineageEdges } from './lineage-edges';
 import { findLoops } from './loops';
 import { rankFindings } from './rank-findings';
 import { findRecoveries } from './recovery';
@@ -27,6 +29,7 @@ import {
   unusedContextFindings,
   wrongArgumentFindings,
 } from './rules-lineage';
+import { faithfulExecutorFindings } from './rules-faithful-executor';
 import { noProgressFindings } from './rules-loops';
 import { spectrumFindings } from './spectrum';
 
@@ -84,10 +87,12 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
       .map(([p, r]) => ({ step_id: g.steps[p].step_id, name: g.steps[p].name, by: r.by === null ? null : g.steps[r.by].step_id, reason: r.reason })),
     loops: [],
   };
+  // Lineage for every run, healthy ones too: the UI draws it (lineage_edges).
+  const lineage = inferLineage(g, settings);
+  result.lineage_edges = lineageEdges(g, lineage);
 
   let failure = failureBeforeLineage(detail, g, assess, recovered, settings);
   if (failure === null) return result;
-  const lineage = inferLineage(g, settings);
   const slice = new Set<number>();
   if (lineage.finalProducer >= 0) {
     for (const p of upstreamOf(g, lineage, lineage.finalProducer)) slice.add(p);
@@ -123,6 +128,7 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
     ...errs.findings,
     ...checkFindings(w, errs.handled),
     ...wrongArgumentFindings(w),
+    ...faithfulExecutorFindings(w),
     ...informationLostFindings(w),
     ...droppedContextFindings(w),
     ...unusedContextFindings(w),

@@ -25,6 +25,28 @@ import { newHashScan, scanHashes, scanJson, scanText, type Value } from './value
 export const RUN_INPUT = -1;
 export const NOT_SEEN = -2;
 
+/** What an edge rests on (bits, so that one edge can carry several kinds of evidence). */
+export const VIA_VALUE = 1;
+export const VIA_STATE = 2;
+export const VIA_CALL = 4;
+export const VIA_ADJACENT = 8;
+export const VIA_EMPTY = 16;
+/** A child's output that reappears in its parent's output. */
+export const VIA_CHILD = 32;
+
+/**
+ * Every producer → consumer edge the inference accepted (run input excluded),
+ * in the order they were found, with the evidence bits and total weight:
+ * flat typed arrays, valid for the first `count` entries.
+ */
+export interface LineageEdgeList {
+  from: Int32Array;
+  to: Int32Array;
+  bits: Int32Array;
+  weight: Int32Array;
+  count: number;
+}
+
 export interface Lineage {
   inProducers: number[][];
   outProducers: number[][];
@@ -50,6 +72,7 @@ export interface Lineage {
   /** Value hash (Value.h) -> first position whose input or output held it (RUN_INPUT for the run input; NOT_SEEN if none). */
   firstSeen: IntMap;
   finalProducer: number;
+  edges: LineageEdgeList;
 }
 
 // Indexed by value kind code (value-features): date, e-mail, URL and id weigh 2; numbers and names 1.
@@ -170,27 +193,60 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const MAX_CANDIDATES = 64;
   const voteIds = new Int32Array(MAX_CANDIDATES);
   const voteW = new Int32Array(MAX_CANDIDATES);
+  const voteBits = new Int32Array(MAX_CANDIDATES);
   let voteCount = 0;
-  const vote = (p: number, w: number): void => {
+  const vote = (p: number, w: number, bit: number): void => {
     if (p === NOT_SEEN) return;
     for (let i = 0; i < voteCount; i++) {
       if (voteIds[i] === p) {
         voteW[i] += w;
+        voteBits[i] |= bit;
         return;
       }
     }
     if (voteCount < MAX_CANDIDATES) {
       voteIds[voteCount] = p;
+      voteBits[voteCount] = bit;
       voteW[voteCount++] = w;
     }
   };
+  // The accepted candidates of the last chosen() call, with their evidence, for the edge list.
+  const pickIds = new Int32Array(MAX_CANDIDATES);
+  const pickW = new Int32Array(MAX_CANDIDATES);
+  const pickBits = new Int32Array(MAX_CANDIDATES);
+  let pickCount = 0;
   const chosen = (self: number): number[] => {
     let out: number[] | null = null;
+    pickCount = 0;
     for (let i = 0; i < voteCount; i++) {
-      if (voteW[i] >= 2 && voteIds[i] !== self) (out ??= []).push(voteIds[i]);
+      if (voteW[i] >= 2 && voteIds[i] !== self) {
+        (out ??= []).push(voteIds[i]);
+        pickIds[pickCount] = voteIds[i];
+        pickW[pickCount] = voteW[i];
+        pickBits[pickCount++] = voteBits[i];
+      }
     }
     voteCount = 0;
     return out === null ? NONE : out.length > 1 ? out.sort((a, b) => a - b) : out;
+  };
+  const edges: LineageEdgeList = { from: new Int32Array(1024), to: new Int32Array(1024), bits: new Int32Array(1024), weight: new Int32Array(1024), count: 0 };
+  const addEdge = (from: number, to: number, bits: number, weight: number): void => {
+    if (edges.count === edges.from.length) {
+      const grow = (a: Int32Array): Int32Array => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      edges.from = grow(edges.from);
+      edges.to = grow(edges.to);
+      edges.bits = grow(edges.bits);
+      edges.weight = grow(edges.weight);
+    }
+    const i = edges.count++;
+    edges.from[i] = from;
+    edges.to[i] = to;
+    edges.bits[i] = bits;
+    edges.weight[i] = weight;
   };
 
   const start = (p: number): void => {
@@ -202,26 +258,27 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const vn = hs.valueCount;
     if (s.type === 'tool' || s.type === 'retrieval') for (let i = 0; i < vn; i++) lookupInputHashes.add(vh[i]);
     for (let i = 0; i < vn; i++) {
-      vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]]);
+      vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]], VIA_VALUE);
       firstSeen.setIfAbsent(vh[i], p);
     }
     const shingles = hs.shingles;
     const sn = hs.shingleCount;
-    for (let i = 0; i < sn; i++) vote(latestShingle.get(shingles[i], NOT_SEEN), 1);
+    for (let i = 0; i < sn; i++) vote(latestShingle.get(shingles[i], NOT_SEEN), 1, VIA_VALUE);
     const meta = s.metadata;
-    if (meta.reads !== undefined) for (const key of keysOf(meta.reads)) vote(writers.get(key) ?? NOT_SEEN, 3);
+    if (meta.reads !== undefined) for (const key of keysOf(meta.reads)) vote(writers.get(key) ?? NOT_SEEN, 3, VIA_STATE);
     const callId = meta.tool_call_id;
-    if (typeof callId === 'string') vote(callOwner.get(callId) ?? NOT_SEEN, 3);
+    if (typeof callId === 'string') vote(callOwner.get(callId) ?? NOT_SEEN, 3, VIA_CALL);
     const parentKey = g.parent[p];
     const prev = lastEnded.get(parentKey);
-    if (prev !== undefined) vote(prev, 1);
+    if (prev !== undefined) vote(prev, 1, VIA_ADJACENT);
     const wait = awaiting.get(parentKey);
     if (wait && wait.length > 0) {
-      for (const q of wait) vote(q, 2);
+      for (const q of wait) vote(q, 2, VIA_EMPTY);
       awaiting.delete(parentKey);
     }
     const prods = chosen(p);
     inProducers[p] = prods;
+    for (let i = 0; i < pickCount; i++) if (pickIds[i] >= 0) addEdge(pickIds[i], p, pickBits[i], pickW[i]);
     if (prods.length === 0 && parentKey >= 0) fromParent[p] = true;
   };
 
@@ -239,9 +296,11 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const firstWord = hs.firstWord;
     const kids = g.children[q];
     if (kids.length > 0 && s.output !== null) {
-      for (let i = 0; i < vn; i++) vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]]);
-      for (let i = 0; i < sn; i++) vote(latestShingle.get(sh[i], NOT_SEEN), 1);
+      for (let i = 0; i < vn; i++) vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]], VIA_VALUE);
+      for (let i = 0; i < sn; i++) vote(latestShingle.get(sh[i], NOT_SEEN), 1, VIA_VALUE);
       const fromKids = chosen(q).filter((x) => x >= 0 && g.depth[x] > g.depth[q] && isAncestor(g, q, x));
+      for (let i = 0; i < pickCount; i++) if (fromKids.includes(pickIds[i])) addEdge(pickIds[i], q, pickBits[i] | VIA_CHILD, pickW[i]);
+      // With no values in common, the last healthy child is assumed (no data seen flowing: not an edge).
       if (fromKids.length === 0) {
         for (let k = kids.length - 1; k >= 0; k--) {
           const c = kids[k];
@@ -351,6 +410,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     runInputValues,
     firstSeen,
     finalProducer: -1,
+    edges,
   };
   lin.finalProducer = findFinalProducer(g, lin);
   return lin;

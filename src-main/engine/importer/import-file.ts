@@ -2,7 +2,7 @@
  * Imports one trace file into the store, incrementally.
  *
  * Native files are tailed: bytes are read from the offset stored for the file,
- * complete lines are applied in transactions of CHUNK_LINES lines, and each
+ * complete lines are applied in one transaction per block read (READ_BYTES), and each
  * transaction also advances the stored offset — so a crash loses nothing
  * committed and never re-applies it, and a partial last line waits for more
  * bytes. Foreign formats (OTLP, LangChain, transcripts) are parsed whole
@@ -17,9 +17,11 @@ import { createRecordWriter, touchRuns } from '../store/write-records';
 import { parseTraceLine, type LineProblem } from './parse-lines';
 import { detectFileFormat, parseForeign, type DetectedFormat } from './foreign-formats';
 
-/** Lines per transaction: big enough to amortise the commit, small enough to keep progress. */
-export const CHUNK_LINES = 2000;
-const READ_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes read, parsed and committed per transaction: big enough to amortise the commit,
+ * small enough that a crash or a huge file keeps making visible progress (~5,000 SDK lines).
+ */
+const READ_BYTES = 1024 * 1024;
 
 export interface FileImportResult {
   file: string;
@@ -126,25 +128,40 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     if (n <= 0) break;
     pos += n;
     const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+    const lastNl = data.lastIndexOf(10);
+    if (lastNl === -1) {
+      carry = Buffer.from(data);
+      continue;
+    }
+    // Decode the block's complete lines at once (a per-line decode costs more than JSON.parse),
+    // and commit once per block: the stored offset is then the byte after the block's last newline.
+    const text = data.toString('utf8', 0, lastNl);
     let lineStart = 0;
-    for (let nl = data.indexOf(10, lineStart); nl !== -1; nl = data.indexOf(10, lineStart)) {
-      const end = nl > lineStart && data[nl - 1] === 13 ? nl - 1 : nl; // tolerate CRLF
-      const text = data.toString('utf8', lineStart, end);
-      offset += nl + 1 - lineStart;
+    for (;;) {
+      const nl = text.indexOf('\n', lineStart);
+      const end = nl === -1 ? text.length : nl;
       line += 1;
       linesRead += 1;
+      const stop = handleLine(text.charCodeAt(end - 1) === 13 ? text.slice(lineStart, end - 1) : text.slice(lineStart, end), line);
+      if (stop) {
+        // A refused file is re-read from the start if it ever changes, so its offset hardly matters.
+        offset += lastNl + 1;
+        pendingEnd = { offset, line };
+        break outer;
+      }
+      if (nl === -1) break;
       lineStart = nl + 1;
-      const stop = handleLine(text, line);
-      pendingEnd = { offset, line };
-      if (stop) break outer;
-      if (pending.length + pendingProblems.length >= CHUNK_LINES) flush();
     }
-    carry = Buffer.from(data.subarray(lineStart));
+    offset += lastNl + 1;
+    pendingEnd = { offset, line };
+    flush();
+    carry = Buffer.from(data.subarray(lastNl + 1));
   }
   if (!refused && opts.final && carry.length > 0 && pos >= size) {
     // A last line without newline: complete if it parses, otherwise a truncated write.
     const text = carry.toString('utf8');
     const parsed = text.trim() === '' ? null : parseTraceLine(text, line + 1);
+    // (parsed twice on this rare path: once to decide, once in handleLine)
     if (parsed && parsed.kind === 'record') {
       offset += carry.length;
       line += 1;
@@ -159,7 +176,7 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
   return finish(db, file, [...writer.touchedRuns()], newErrors, linesRead);
 
   function handleLine(text: string, lineNo: number): boolean {
-    if (text.trim() === '') return false;
+    if (text.length === 0 || text.trim() === '') return false;
     const parsed = parseTraceLine(text, lineNo);
     if (parsed.kind === 'record') {
       pending.push({ record: parsed.record, problems: parsed.warnings.length ? [...parsed.warnings] : [], line: lineNo });

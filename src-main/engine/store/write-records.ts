@@ -196,19 +196,19 @@ export function createRecordWriter(db: Db, now: () => number = Date.now): Record
  */
 function composeOps(a: Op, b: Op): Op | null {
   if (a.kind === 'score' || b.kind !== a.kind) return null;
+  // Patches are created per record and owned by this batch, so `a` is updated in place.
   const ap = a.patch as unknown as Record<string, unknown>;
   const bp = b.patch as unknown as Record<string, unknown>;
   if (hasJsonNull(ap.metadata) || hasJsonNull(bp.metadata) || hasJsonNull(ap.extra) || hasJsonNull(bp.extra)) return null;
-  const out: Record<string, unknown> = { ...ap };
   for (const k in bp) {
     const v = bp[k];
     if (v === undefined) continue;
-    if (k === 'status') out.status = mergeStatus(ap.status as string | undefined, v as string);
-    else if (k === 'metadata' || k === 'extra') out[k] = mergeJsonObjects((ap[k] as string | undefined) ?? null, v as string) ?? undefined;
-    else if (k === 'replayed') out.replayed = ap.replayed === true || v === true;
-    else out[k] = v;
+    if (k === 'status') ap.status = mergeStatus(ap.status as string | undefined, v as string);
+    else if (k === 'metadata' || k === 'extra') ap[k] = mergeJsonObjects((ap[k] as string | undefined) ?? null, v as string) ?? undefined;
+    else if (k === 'replayed') ap.replayed = ap.replayed === true || v === true;
+    else ap[k] = v;
   }
-  return { kind: a.kind, patch: out, fallbackTs: a.fallbackTs } as unknown as Op;
+  return a;
 }
 
 function hasJsonNull(text: unknown): boolean {

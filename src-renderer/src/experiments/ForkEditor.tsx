@@ -159,9 +159,8 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
       </header>
 
       <p className="xp-lede">
-        Every step before this one is replayed from the recording, with no model or tool calls. The <strong>treatment</strong> arm gets your
-        edit at this step, the <strong>control</strong> arm the recorded {kind === 'output' ? 'output' : 'instructions'}; everything after it
-        runs live in both.
+        Steps before this one replay from the recording (no model or tool calls). <strong>Treatment</strong> gets your edit here,{' '}
+        <strong>control</strong> the recorded {kind === 'output' ? 'output' : 'instructions'}; everything after runs live in both.
       </p>
 
       {!canFork && (
@@ -213,9 +212,6 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
               )}
             </>
           )}
-          <button type="button" className="mini-button" onClick={reset}>
-            Reset to recorded
-          </button>
         </div>
 
         {kind === 'output' ? (
@@ -228,7 +224,7 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
             data-testid="fork-edit-output"
             spellCheck={false}
             value={outputText}
-            rows={Math.min(18, Math.max(6, outputText.split('\n').length + 1))}
+            rows={Math.min(14, Math.max(4, outputText.split('\n').length))}
             onChange={(e) => setOutputText(e.target.value)}
           />
         ) : (
@@ -269,6 +265,10 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
               )}
             </>
           )}
+          <span className="toolbar-spacer" />
+          <button type="button" className="mini-button" onClick={reset}>
+            Reset to recorded
+          </button>
         </div>
       </section>
 
@@ -276,7 +276,7 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
         <div className="xp-block-head">
           <h3 id={`${ids}-trials`}>2 · Trials and oracle</h3>
         </div>
-        <div className="xp-grid">
+        <div className="xp-grid xp-grid-trials">
           <label className="xp-field">
             <span>Trials per arm (N)</span>
             <input type="number" min={1} max={500} inputMode="numeric" data-testid="fork-n" {...field('n')} />
@@ -289,9 +289,9 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
             <span>Timeout per trial (s)</span>
             <input type="number" min={0.1} max={86400} step="any" {...field('timeoutS')} />
           </label>
-          <label className="xp-field xp-wide">
+          <label className="xp-field">
             <span>Label (optional)</span>
-            <input type="text" maxLength={200} placeholder="e.g. planner measures by population" {...field('label')} />
+            <input type="text" maxLength={200} placeholder="e.g. plan by population" {...field('label')} />
           </label>
         </div>
         {!trial.ok && (

@@ -7,7 +7,7 @@
 import type { ExperimentSummary } from '../../../src-shared/experiments';
 import type { Step } from '../../../src-shared/model';
 
-export const BRANCH_WIDTH = 210;
+export const BRANCH_WIDTH = 236;
 export const BRANCH_HEIGHT = 50;
 /** Horizontal gap from the fork step to its branches, and vertical gap between branches. */
 const GAP_X = 56;
@@ -51,10 +51,23 @@ function overlaps(a: Rect, b: Rect): boolean {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
+/** Moves `rect` up (dir −1) or down (dir 1) until it overlaps nothing in `taken`; returns its y. */
+function freeY(rect: Rect, taken: Rect[], dir: 1 | -1): number {
+  const r = { ...rect };
+  // Bounded: each move clears at least one rectangle, which is never hit again in this direction.
+  for (let guard = 0; guard <= taken.length; guard++) {
+    const hit = taken.find((t) => overlaps(r, t));
+    if (!hit) break;
+    r.y = dir === 1 ? hit.y + hit.height + GAP_Y : hit.y - r.height - GAP_Y;
+  }
+  return r.y;
+}
+
 /**
- * Branch rectangles to the right of each shown fork step, each moved down
- * until it overlaps neither a tree node nor an earlier branch. Forks whose
- * step is not shown (collapsed away) get no branch.
+ * Branch rectangles to the right of each shown fork step. The first branch
+ * of a step takes the free slot nearest its step's height, above or below;
+ * the step's other branches stack under it. Nothing covers a tree node or
+ * another branch. Forks whose step is not shown (collapsed away) get no branch.
  */
 export function placeForkBranches(byStep: Map<string, ExperimentSummary[]>, shown: Map<string, Rect>): ForkBranch[] {
   const taken: Rect[] = [...shown.values()];
@@ -70,14 +83,17 @@ export function placeForkBranches(byStep: Map<string, ExperimentSummary[]>, show
             ...list.slice(0, MAX_BRANCHES_PER_STEP - 1).map((e) => ({ experiments: [e], overflow: false })),
             { experiments: list.slice(MAX_BRANCHES_PER_STEP - 1), overflow: true },
           ];
-    let y = anchor.y + (anchor.height - BRANCH_HEIGHT) / 2;
+    const x = anchor.x + anchor.width + GAP_X;
+    const centred = anchor.y + (anchor.height - BRANCH_HEIGHT) / 2;
+    let y: number | null = null;
     for (const g of groups) {
-      const rect: Rect = { x: anchor.x + anchor.width + GAP_X, y, width: BRANCH_WIDTH, height: BRANCH_HEIGHT };
-      // Bounded: each step down clears at least one rectangle.
-      for (let guard = 0; guard <= taken.length; guard++) {
-        const hit = taken.find((t) => overlaps(rect, t));
-        if (!hit) break;
-        rect.y = hit.y + hit.height + GAP_Y;
+      const rect: Rect = { x, y: y ?? centred, width: BRANCH_WIDTH, height: BRANCH_HEIGHT };
+      if (y === null) {
+        const down = freeY(rect, taken, 1);
+        const up = freeY(rect, taken, -1);
+        rect.y = Math.abs(up - centred) < Math.abs(down - centred) ? up : down;
+      } else {
+        rect.y = freeY(rect, taken, 1);
       }
       taken.push(rect);
       out.push({ id: `fork:${g.overflow ? `${stepId}:more` : g.experiments[0].experiment_id}`, stepId, experiments: g.experiments, overflow: g.overflow, rect });

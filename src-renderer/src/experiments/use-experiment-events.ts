@@ -51,11 +51,12 @@ export function useLiveExperiment(experimentId: string): void {
 }
 
 /** Keeps a list of experiments fresh: any experiment's progress may change a row or add one. */
-export function useLiveExperimentList(args: CallArgs<'listExperiments'>): void {
+export function useLiveExperimentList(args: CallArgs<'listExperiments'> | null): void {
   const cache = useQueryCache();
   const key = JSON.stringify(args);
   useExperimentEvents(
     () => true,
     () => cache.refetch('listExperiments', JSON.parse(key) as CallArgs<'listExperiments'>),
+    args !== null,
   );
 }

@@ -22,6 +22,7 @@ import { layoutGraph, lineageEdges } from './layout-graph';
 import { CHILD_PAGE } from './graph-constants';
 import { stepLook, type StepLook } from './step-look';
 import { ancestorsOf, navigateGraph, visibleGraph, type NavKey } from './step-tree';
+import { ForkBranchNode, useForkBranches } from '../experiments/ForkBranchNode';
 
 
 type StepNodeData = {
@@ -96,7 +97,7 @@ const MoreNode = memo(function MoreNode({ data }: NodeProps<MoreNodeType>) {
   );
 });
 
-const nodeTypes = { step: StepNode, more: MoreNode };
+const nodeTypes = { step: StepNode, more: MoreNode, fork: ForkBranchNode };
 
 export function StepGraph(props: { model: RunModel; selected: string | null }) {
   return (
@@ -174,6 +175,11 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
     return out;
   }, [tree, layout, model.blame]);
 
+  // Experiments of this run hang off their fork steps, placed after the tree's layout.
+  const forks = useForkBranches(model.detail?.run.run_id ?? null, model.detail?.steps, layout);
+  const allNodes = useMemo(() => (forks.nodes.length ? [...nodes, ...forks.nodes] : nodes), [nodes, forks.nodes]);
+  const allEdges = useMemo(() => (forks.edges.length ? [...edges, ...forks.edges] : edges), [edges, forks.edges]);
+
   // Fit once per run; afterwards the user's zoom stays where they put it.
   const fittedRun = useRef<string | null>(null);
   const runId = model.detail?.run.run_id ?? null;
@@ -202,6 +208,15 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
       }
     });
   }, [runId, nodes.length, flow, layout, selected, blameIndex]);
+
+  // Experiment branches load after the tree; a small graph is fitted again once, when they first appear.
+  const fittedForks = useRef<string | null>(null);
+  const hasForks = forks.nodes.length > 0;
+  useEffect(() => {
+    if (!runId || !hasForks || nodes.length > 40 || fittedForks.current === runId) return;
+    fittedForks.current = runId;
+    requestAnimationFrame(() => void flow.fitView({ padding: 0.1, maxZoom: 1.2 }));
+  }, [runId, hasForks, nodes.length, flow]);
 
   // Keep the keyboard selection on screen.
   useEffect(() => {
@@ -234,8 +249,8 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
   return (
     <div className="step-graph" ref={wrapper} tabIndex={0} onKeyDown={onKeyDown} aria-label="Step graph. Arrow keys move the selection, Enter expands or collapses." data-testid="step-graph">
       <ReactFlow
-        nodes={nodes}
-        edges={edges}
+        nodes={allNodes}
+        edges={allEdges}
         nodeTypes={nodeTypes}
         nodesDraggable={false}
         nodesConnectable={false}
@@ -249,7 +264,7 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
         colorMode="system"
       >
         <Background gap={24} size={1} />
-        <MiniMap pannable zoomable style={{ width: 160, height: 110 }} nodeClassName={(n) => (n.type === 'step' ? `mini-${(n.data as StepNodeData).look}` : 'mini-more')} />
+        <MiniMap pannable zoomable style={{ width: 160, height: 110 }} nodeClassName={(n) => (n.type === 'step' ? `mini-${(n.data as StepNodeData).look}` : n.type === 'fork' ? 'mini-fork' : 'mini-more')} />
         <Controls showInteractive={false} />
       </ReactFlow>
       <div className="graph-legend">
@@ -261,6 +276,7 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
         <span className="legend-item look-healthy">healthy</span>
         <span className="legend-item look-unscored">unscored</span>
         <span className="legend-item legend-lineage">data lineage</span>
+        {forks.nodes.length > 0 && <span className="legend-item legend-fork">fork experiment</span>}
       </div>
     </div>
   );

@@ -5,7 +5,7 @@ import { act, navigate, useUi } from './ui-store';
 /** A new history entry only when the view or the shown run/pair changes; selections replace the entry. */
 function isNewPlace(a: Route, b: Route): boolean {
   if (a.view !== b.view) return true;
-  if (a.view === 'run' && b.view === 'run') return a.runId !== b.runId;
+  if (a.view === 'run' && b.view === 'run') return a.runId !== b.runId || (a.exp ?? null) !== (b.exp ?? null);
   if (a.view === 'diff' && b.view === 'diff') return a.runA !== b.runA || a.runB !== b.runB;
   return false;
 }

@@ -1,6 +1,9 @@
 import { useMemo } from 'react';
 import type { BlamedStep, BlameResult } from '../../../src-shared/analysis';
 import { ErrorNote } from '../common/ErrorNote';
+import { ConfirmationBadge, ConfirmBlame } from '../experiments/ConfirmBlame';
+import { ForkFromHereButton } from '../experiments/ForkFromHereButton';
+import { useExperimentUi } from '../experiments/experiment-ui';
 import { Section } from '../common/Section';
 import { TraceText } from '../common/TraceText';
 import { act, focusEvidence, selectStep } from '../state/ui-store';
@@ -12,6 +15,7 @@ const OTHER_SCORES_SHOWN = 12;
 export function BlamePanel({ model }: { model: RunModel }) {
   const { blame, blameError, tree } = model;
   const nameOf = (id: string) => tree?.byId.get(id)?.name ?? id;
+  const confirmed = useExperimentUi((s) => !!model.detail && !!s.confirmations[model.detail.run.run_id]);
   if (blameError) return <ErrorNote error={blameError} />;
   if (!blame) return <div className="muted pad">Working out blame…</div>;
   return (
@@ -26,12 +30,12 @@ export function BlamePanel({ model }: { model: RunModel }) {
           {blame.failure && <TraceText text={blame.failure.description} truncateAt={400} />}
         </div>
       )}
-      {blame.blamed.length > 0 && <BlamedCard finding={blame.blamed[0]} primary />}
+      {blame.blamed.length > 0 && <BlamedCard finding={blame.blamed[0]} primary runId={model.detail?.run.run_id} />}
       {blame.blamed.length === 0 && !blame.healthy && <div className="muted pad">No step could be blamed with the evidence in this trace.</div>}
       {(blame.co_blamed.length > 0 || blame.blamed.length > 1) && (
         <Section title="Co-blamed" testId="co-blamed">
           {[...blame.blamed.slice(1), ...blame.co_blamed].map((f) => (
-            <BlamedCard key={`${f.step_id}:${f.rule}`} finding={f} />
+            <BlamedCard key={`${f.step_id}:${f.rule}`} finding={f} runId={model.detail?.run.run_id} />
           ))}
         </Section>
       )}
@@ -68,12 +72,17 @@ export function BlamePanel({ model }: { model: RunModel }) {
           </ol>
         </Section>
       )}
+      {!blame.healthy && blame.blamed.length > 0 && model.detail && (
+        <Section title="Confirm blame by counterfactual" testId="confirm-blame-section" defaultOpen={confirmed}>
+          <ConfirmBlame run={model.detail.run} nameOf={nameOf} />
+        </Section>
+      )}
       <OtherScores blame={blame} />
     </div>
   );
 }
 
-function BlamedCard({ finding, primary = false }: { finding: BlamedStep; primary?: boolean }) {
+function BlamedCard({ finding, primary = false, runId }: { finding: BlamedStep; primary?: boolean; runId?: string }) {
   return (
     <div className={`blamed-card${primary ? ' primary' : ''}`} data-testid={primary ? 'blamed-step' : 'co-blamed-step'}>
       <div className="blamed-head">
@@ -87,6 +96,7 @@ function BlamedCard({ finding, primary = false }: { finding: BlamedStep; primary
       <p className="blamed-reason" data-testid="blame-reason">
         <TraceText text={finding.reason} truncateAt={1000} />
       </p>
+      {runId && <ConfirmationBadge runId={runId} stepId={finding.step_id} />}
       {finding.evidence.length > 0 && (
         <ul className="evidence-list">
           {finding.evidence.map((ev, i) => (
@@ -110,16 +120,7 @@ function BlamedCard({ finding, primary = false }: { finding: BlamedStep; primary
       <div className="blamed-foot">
         <span className="muted small">rule: {finding.rule}</span>
         <span className="toolbar-spacer" />
-        {primary && (
-          <span className="disabled-wrap" title="Fork experiments are coming: re-run this pipeline from this step with an edited output.">
-            <button type="button" className="button" disabled aria-describedby="fork-note">
-              Fork from here
-            </button>
-            <span id="fork-note" className="sr-only">
-              Fork experiments are not available yet.
-            </span>
-          </span>
-        )}
+        {primary && runId && <ForkFromHereButton runId={runId} stepId={finding.step_id} />}
       </div>
     </div>
   );

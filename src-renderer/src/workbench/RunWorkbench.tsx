@@ -16,6 +16,8 @@ import { StepList } from './StepList';
 import { StepPanel } from './StepPanel';
 import { useRunModel } from './use-run-model';
 import { JsonView } from '../common/JsonView';
+import { ExperimentsTab } from '../experiments/ExperimentsTab';
+import { ForkProvenanceBanner } from '../experiments/ForkProvenanceBanner';
 import { Section } from '../common/Section';
 
 const TABS: [WorkbenchTab, string][] = [
@@ -97,6 +99,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
           )}
         </div>
       )}
+      <ForkProvenanceBanner run={run} />
       <div className="workbench-body">
         <aside className="pane pane-left">
           <StepList model={model} selected={selected} />
@@ -124,15 +127,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
                 <PipelineCharts pipeline={run.pipeline} currentRun={run.run_id} />
               </div>
             )}
-            {route.tab === 'experiments' && (
-              <div className="pad experiments-slot" data-testid="experiments-slot">
-                <h3>Experiments</h3>
-                <p className="muted">
-                  Fork experiments (re-run this pipeline from a chosen step with an edited output, treatment against control) are not
-                  available in this version. Their results will be shown here.
-                </p>
-              </div>
-            )}
+            {route.tab === 'experiments' && <ExperimentsTab detail={detail} route={route} />}
           </div>
         </main>
         {(panels.blame || panels.step) && (

@@ -4,6 +4,7 @@ import type { Run, Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { CopyButton } from '../common/CopyButton';
 import { JsonView } from '../common/JsonView';
+import { ForkFromHereButton } from '../experiments/ForkFromHereButton';
 import { Section } from '../common/Section';
 import { TraceText } from '../common/TraceText';
 import { act, setStepSearch, useUi } from '../state/ui-store';
@@ -59,6 +60,7 @@ export function StepPanel({ run, step, health }: { run: Run; step: Step; health:
           <TraceText text={step.name} truncateAt={200} />
         </span>
         <span className={`status-pill status-${step.status === 'error' ? 'failed' : step.status === 'running' ? 'running' : 'healthy'}`}>{step.status}</span>
+        <ForkFromHereButton runId={run.run_id} stepId={step.step_id} />
       </div>
       <div className="pane-head secondary">
         <input

@@ -1,0 +1,67 @@
+/**
+ * The lineage edges of a run as the UI graph draws them (BlameResult
+ * .lineage_edges): one edge per producer → consumer pair that the inference
+ * accepted on evidence of data flowing (docs/blame.md §3.3). Plain tree
+ * structure is not an edge: a parent whose output was assumed to come from
+ * its last child, or a child whose input was assumed to be its parent's, is
+ * left out, since nothing was seen flowing.
+ *
+ * Capped so that a 100k-step run stays cheap to compute, send and draw: the
+ * strongest MAX_INTO_STEP edges into a step, MAX_EDGES in all (in the order
+ * the run produced them, so a cut keeps the start of the run).
+ */
+import type { LineageEdge } from '../../../src-shared/analysis';
+import type { Json } from '../../../src-shared/trace-format';
+import { VIA_CALL, VIA_CHILD, VIA_EMPTY, VIA_STATE, type Lineage } from './lineage';
+import type { RunGraph } from './run-graph';
+
+export const MAX_INTO_STEP = 5;
+export const MAX_EDGES = 20_000;
+
+function keysOf(v: Json | undefined): string[] {
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
+  return [];
+}
+
+function describe(g: RunGraph, from: number, to: number, bits: number, weight: number): LineageEdge {
+  const a = g.steps[from];
+  const b = g.steps[to];
+  if (bits & VIA_CALL) {
+    const id = b.metadata.tool_call_id;
+    return { from: a.step_id, to: b.step_id, via: 'tool_call', detail: typeof id === 'string' ? `tool call ${id.slice(0, 80)}` : 'tool call' };
+  }
+  if (bits & VIA_STATE) {
+    const written = new Set(keysOf(a.metadata.writes));
+    const keys = keysOf(b.metadata.reads).filter((k) => written.has(k));
+    return { from: a.step_id, to: b.step_id, via: 'state', detail: `state ${keys.slice(0, 3).map((k) => k.slice(0, 40)).join(', ')}` };
+  }
+  if (bits & VIA_CHILD) return { from: a.step_id, to: b.step_id, via: 'parent', detail: `child output in parent output (weight ${weight})` };
+  if (bits & VIA_EMPTY) return { from: a.step_id, to: b.step_id, via: 'value', detail: 'empty output passed on to the next step' };
+  return { from: a.step_id, to: b.step_id, via: 'value', detail: `values or phrases in common (weight ${weight})` };
+}
+
+export function lineageEdges(g: RunGraph, lin: Lineage, maxInto = MAX_INTO_STEP, maxEdges = MAX_EDGES): LineageEdge[] {
+  const e = lin.edges;
+  const into = new Uint8Array(g.steps.length);
+  const out: LineageEdge[] = [];
+  let i = 0;
+  while (i < e.count && out.length < maxEdges) {
+    // Edges into one consumer from one inference step are contiguous: keep the strongest of the group.
+    let j = i + 1;
+    while (j < e.count && e.to[j] === e.to[i] && (e.bits[j] & VIA_CHILD) === (e.bits[i] & VIA_CHILD)) j++;
+    let group: number[] = [];
+    for (let k = i; k < j; k++) group.push(k);
+    if (group.length > 1) group.sort((x, y) => e.weight[y] - e.weight[x] || e.from[x] - e.from[y]);
+    const to = e.to[i];
+    const room = maxInto - into[to];
+    if (group.length > room) group = group.slice(0, Math.max(0, room));
+    for (const k of group) {
+      if (out.length >= maxEdges) break;
+      out.push(describe(g, e.from[k], to, e.bits[k], e.weight[k]));
+      into[to]++;
+    }
+    i = j;
+  }
+  return out;
+}
