@@ -11,6 +11,8 @@ import path from 'node:path';
 import { openDatabase } from '../src-main/engine/store/open-database';
 import { importFile } from '../src-main/engine/importer/import-file';
 import { syntheticRunRecords, toJsonl } from '../test/support/synthetic-trace';
+import { foldRecords } from '../src-main/engine/importer/fold-records';
+import { exportOtlp } from '../src-main/engine/importers/index';
 
 const REPEATS = 3;
 
@@ -46,6 +48,21 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
     rawDb.close();
   }
 
+  // The same run as an OTLP/JSON file (GenAI + OpenInference attributes), through the foreign importer.
+  const otlpFile = path.join(dir, 'big.otlp.json');
+  (() => fs.writeFileSync(otlpFile, JSON.stringify(exportOtlp(foldRecords(syntheticRunRecords({ runId: 'bench-otlp', steps }))[0]))))();
+  const otlpMb = fs.statSync(otlpFile).size / 1e6;
+  let otlpMs = Infinity;
+  for (let i = 0; i < REPEATS; i++) {
+    const db = openDatabase(path.join(dir, `otlp-${i}.db`));
+    const t = performance.now();
+    const r = importFile(db, otlpFile, { final: true });
+    otlpMs = Math.min(otlpMs, performance.now() - t);
+    const stored = (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
+    if (r.newErrors.some((e) => e.level === 'error') || stored !== steps) throw new Error(`OTLP bench import stored ${stored} of ${steps} steps`);
+    db.close();
+  }
+
   const rawRate = steps / (rawMs / 1000);
   const importRate = steps / (importMs / 1000);
   const ratio = importRate / rawRate;
@@ -56,6 +73,7 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
       `import: ${steps.toLocaleString('en')} steps (${(steps * 2 + 2).toLocaleString('en')} records, ${sizeMb.toFixed(1)} MB), best of ${REPEATS}: ${importMs.toFixed(0)} ms = ${Math.round(importRate).toLocaleString('en')} steps/s`,
       `raw better-sqlite3 insert of the same rows, one transaction, best of ${REPEATS}: ${rawMs.toFixed(0)} ms = ${Math.round(rawRate).toLocaleString('en')} rows/s`,
       `ratio import/raw: ${ratio.toFixed(2)}× (goal ≥ 0.5×)`,
+      `OTLP/JSON import of the same run (${otlpMb.toFixed(1)} MB, one document), best of ${REPEATS}: ${otlpMs.toFixed(0)} ms = ${Math.round(steps / (otlpMs / 1000)).toLocaleString('en')} steps/s = ${(steps / (otlpMs / 1000) / rawRate).toFixed(2)}× raw`,
     ],
   };
 }

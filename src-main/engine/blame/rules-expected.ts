@@ -11,7 +11,7 @@
  *  - expected-never-present: no step's output ever held it: the first lookup
  *    that should have brought it in is blamed.
  */
-import { quoteRun, quoteStep } from '../scoring/evidence-quote';
+import { excerptAround, quoteRun, quoteStep, quoteStepBest } from '../scoring/evidence-quote';
 import { coverage, termSet } from '../scoring/text-terms';
 import { valuesOf } from './value-features';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
@@ -73,10 +73,13 @@ export function expectedFindings(w: BlameWork): Finding[] {
     ];
   }
 
+  // The sentence that held the expected information: by its values, else by its content terms.
   const quoteIn = (p: number): ReturnType<typeof quoteStep> => {
     const hit = lin.outValuesOf(p).find((v) => eKeys.has(v.h));
-    return quoteStep(g.steps[p], 'output', hit?.raw) ?? quoteStep(g.steps[p], 'output');
+    return (hit ? quoteStep(g.steps[p], 'output', hit.raw) : null) ?? quoteStepBest(g.steps[p], 'output', eTerms) ?? quoteStep(g.steps[p], 'output');
   };
+  // For the reason: the part of the quote around the expected value (or the expected text), on one line.
+  const brief = (quote: string | undefined): string => excerptAround((quote ?? expected).replace(/\s+/g, ' '), eVals[0]?.raw ?? expected, 70);
   const presentSet = new Set(present);
   for (const p of present) {
     for (const c of lin.consumers[p]) {
@@ -89,7 +92,7 @@ export function expectedFindings(w: BlameWork): Finding[] {
           pos: c,
           rule: 'expected-lost',
           strength: st.information_lost,
-          reason: `${stepLabel(w, c)} received the expected information from ${stepLabel(w, p)} (${q(quoteIn(p)?.quote ?? expected, 60)}) but its output lost it.`,
+          reason: `${stepLabel(w, c)} received the expected information from ${stepLabel(w, p)} ("${brief(quoteIn(p)?.quote)}") but its output lost it.`,
           evidence: evidenceList(quoteIn(p), quoteStep(g.steps[c], 'output'), expectedEv),
           dependent: false,
         },
@@ -106,7 +109,7 @@ export function expectedFindings(w: BlameWork): Finding[] {
         pos: c,
         rule: 'expected-lost',
         strength: st.information_lost,
-        reason: `${stepLabel(w, last)} held the expected information (${q(quoteIn(last)?.quote ?? expected, 60)}) but ${stepLabel(w, c)}, the next step on the way to the answer, never received it.`,
+        reason: `${stepLabel(w, last)} held the expected information ("${brief(quoteIn(last)?.quote)}") but ${stepLabel(w, c)}, the next step on the way to the answer, never received it.`,
         evidence: evidenceList(quoteIn(last), quoteStep(g.steps[c], 'input'), expectedEv),
         dependent: false,
       },
