@@ -18,6 +18,7 @@ import type {
 } from '../../../src-shared/experiments';
 import { EngineError } from '../../../src-shared/result';
 import { summarizeExperiment } from './summarize-experiment';
+import type { TrialUsage } from './trial-usage';
 
 export interface ExperimentOptions {
   /** The engine instance running it (see RUNNER_TOKEN). */
@@ -56,23 +57,9 @@ interface ExperimentRow extends Omit<ExperimentRecord, 'edit' | 'oracle' | 'opti
   estimate: string | null;
 }
 
-export interface TrialRecord {
+/** A trial as stored: what the contract shows, plus what its replay saved. */
+export interface TrialRecord extends TrialSummary, Pick<TrialUsage, 'saved_calls' | 'saved_tokens'> {
   experiment_id: string;
-  arm: Arm;
-  trial: number;
-  run_id: string;
-  outcome: TrialOutcome;
-  detail: string | null;
-  started_at: number | null;
-  ended_at: number | null;
-  duration_ms: number | null;
-  tokens: number;
-  cost_usd: number;
-  calls: number;
-  replayed_steps: number;
-  saved_calls: number;
-  saved_tokens: number;
-  exit_code: number | null;
 }
 
 function fromRow(r: ExperimentRow): ExperimentRecord {
