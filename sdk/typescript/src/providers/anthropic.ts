@@ -13,7 +13,7 @@
 import type { Json, TokenUsage } from '../../../../src-shared/trace-format';
 import type { ReplayStepEntry } from '../../../../src-shared/replay-plan';
 import { executeStep, type EndStep } from '../execute-step';
-import { iterableOf, llmOutput, observeStream, parseArguments, splitRecorded, type RecordedToolCall } from './llm-output';
+import { endWhenStreamEnds, iterableOf, llmOutput, parseArguments, splitRecorded, withCreate, type RecordedToolCall } from './llm-output';
 
 interface AnthropicUsage {
   input_tokens?: number | null;
@@ -181,16 +181,7 @@ export function wrapAnthropic<C extends AnthropicLikeClient>(client: C, opts: Wr
           // step.model stays the requested model: a dated response model must not look like a model change in a fork.
           metadata: { finish_reason: msg?.stop_reason ?? null, response_id: msg?.id, response_model: msg?.model, ...cacheMetadata(msg?.usage) },
         }),
-        deferEnd: streaming
-          ? (stream: any, end: EndStep) => {
-              const acc = new StreamAccumulator();
-              return observeStream(stream, {
-                onEvent: (e) => acc.add(e),
-                onDone: (complete) => acc.finish(end, complete),
-                onError: (error) => end({ ok: false, error }),
-              });
-            }
-          : undefined,
+        deferEnd: streaming ? endWhenStreamEnds(() => new StreamAccumulator()) : undefined,
         revive: (recorded, entry) => {
           const message = replayedMessage(recorded, entry, String(params?.model ?? ''));
           return streaming ? iterableOf(eventsOf(message)) : message;
@@ -198,13 +189,7 @@ export function wrapAnthropic<C extends AnthropicLikeClient>(client: C, opts: Wr
       },
     });
   };
-  const wrappedMessages = new Proxy(messages, {
-    get(target, prop) {
-      if (prop === 'create') return create;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const wrappedMessages = withCreate(messages, create);
   return new Proxy(client, {
     get(target, prop) {
       if (prop === 'messages') return wrappedMessages;

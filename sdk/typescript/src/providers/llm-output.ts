@@ -1,3 +1,4 @@
+import type { EndStep } from '../execute-step';
 /**
  * The recorded output of a provider-wrapped llm step, shared by the
  * Anthropic and OpenAI-compatible wrappers so scorers see one shape:
@@ -48,6 +49,35 @@ export function iterableOf<T>(items: T[]): AsyncIterable<T> {
       for (const item of items) yield item;
     },
   };
+}
+
+/** Collects a provider's stream events and ends the step from them. */
+export interface StreamAccumulating<E> {
+  add(event: E): void;
+  finish(end: EndStep, complete: boolean): void;
+}
+
+/** A `deferEnd` for a streaming call: the step ends when the stream does. */
+export function endWhenStreamEnds<E>(makeAccumulator: () => StreamAccumulating<E>) {
+  return (stream: object, end: EndStep) => {
+    const acc = makeAccumulator();
+    return observeStream(stream, {
+      onEvent: (e: E) => acc.add(e),
+      onDone: (complete) => acc.finish(end, complete),
+      onError: (error) => end({ ok: false, error }),
+    });
+  };
+}
+
+/** The client's resource object with `create` replaced and every other member passed through. */
+export function withCreate<T extends object>(resource: T, create: unknown): T {
+  return new Proxy(resource, {
+    get(target, prop) {
+      if (prop === 'create') return create;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /**

@@ -12,7 +12,7 @@
 import type { Json, TokenUsage } from '../../../../src-shared/trace-format';
 import type { ReplayStepEntry } from '../../../../src-shared/replay-plan';
 import { executeStep, type EndStep } from '../execute-step';
-import { iterableOf, llmOutput, observeStream, parseArguments, splitRecorded, type RecordedToolCall } from './llm-output';
+import { endWhenStreamEnds, iterableOf, llmOutput, parseArguments, splitRecorded, withCreate, type RecordedToolCall } from './llm-output';
 
 interface ChatToolCall {
   id?: string;
@@ -142,16 +142,7 @@ export function wrapOpenAICompatible<C extends OpenAILikeClient>(client: C, opts
             metadata: { finish_reason: choice?.finish_reason ?? null, response_id: c?.id, response_model: c?.model },
           };
         },
-        deferEnd: streaming
-          ? (stream: any, end: EndStep) => {
-              const acc = new ChunkAccumulator();
-              return observeStream(stream, {
-                onEvent: (e) => acc.add(e),
-                onDone: (complete) => acc.finish(end, complete),
-                onError: (error) => end({ ok: false, error }),
-              });
-            }
-          : undefined,
+        deferEnd: streaming ? endWhenStreamEnds(() => new ChunkAccumulator()) : undefined,
         revive: (recorded, entry) => {
           const completion = replayedCompletion(recorded, entry, String(params?.model ?? ''));
           return streaming ? iterableOf(chunksOf(completion)) : completion;
@@ -159,13 +150,7 @@ export function wrapOpenAICompatible<C extends OpenAILikeClient>(client: C, opts
       },
     });
   };
-  const wrappedCompletions = new Proxy(completions, {
-    get(target, prop) {
-      if (prop === 'create') return create;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const wrappedCompletions = withCreate(completions, create);
   const wrappedChat = new Proxy(client.chat, {
     get(target, prop) {
       if (prop === 'completions') return wrappedCompletions;
