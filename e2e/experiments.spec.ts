@@ -55,6 +55,11 @@ test('forking the failing run at the planner with the corrected plan: treatment 
   await output.fill(JSON.stringify(correctedPlan(), null, 2));
   await expect(editor.getByTestId('fork-edit-check')).toContainText('Valid JSON');
   await expect(editor.getByTestId('fork-edit-check')).toContainText('differs from the recording');
+  // The edit survives a look at the graph.
+  await app.getByRole('tab', { name: 'Step graph' }).click();
+  await expect(editor).toHaveCount(0);
+  await app.getByRole('tab', { name: 'Experiments' }).click();
+  await expect(output).toHaveValue(JSON.stringify(correctedPlan(), null, 2));
   await editor.getByTestId('fork-n').fill('2');
   // parallel 1: trials one at a time, so that progress can be watched.
   await editor.getByLabel('Parallel trials').fill('1');
@@ -86,6 +91,7 @@ test('forking the failing run at the planner with the corrected plan: treatment 
   if ((await board.getAttribute('data-status')) === 'running') {
     await expect(board.getByTestId('experiment-progress')).toBeVisible();
     await expect(board.getByRole('progressbar', { name: 'treatment trials finished' })).toHaveAttribute('aria-valuemax', '2');
+    await screenshot(app, 'experiment-progress');
   }
   await expect(board).toHaveAttribute('data-status', 'done', { timeout: 150_000 });
   await expect(board.getByTestId('experiment-progress')).toHaveCount(0);
@@ -119,6 +125,7 @@ test('forking the failing run at the planner with the corrected plan: treatment 
   await expect(app.getByTestId('run-experiments').getByTestId('experiment-row')).toHaveCount(1);
   await app.getByRole('button', { name: 'Experiments', exact: true }).click();
   await expect(app.getByTestId('experiments-view').locator(`[data-experiment-id="${experimentId}"]`)).toBeVisible();
+  await screenshot(app, 'experiments-list');
   await app.getByTestId('experiments-view').locator(`[data-experiment-id="${experimentId}"]`).click();
   await expect(board).toHaveAttribute('data-experiment-id', experimentId);
 

@@ -76,12 +76,16 @@ function Scoreboard({ e, onBack }: { e: ExperimentDetail; onBack?: () => void })
           {findingSentence(e)}
         </p>
         <div className="xp-stats-line">
-          <span data-testid="experiment-p">
-            <strong>p = {formatP(e.p_value)}</strong> <span className="muted">Fisher's exact test, two-sided</span>
-          </span>
-          <span>
-            effect <strong>{formatEffect(e.effect)}</strong> <span className="muted">(treatment − control)</span>
-          </span>
+          {e.treatment.trials > 0 && e.control.trials > 0 && (
+            <>
+              <span data-testid="experiment-p">
+                <strong>p = {formatP(e.p_value)}</strong> <span className="muted">Fisher's exact test, two-sided</span>
+              </span>
+              <span>
+                effect <strong>{formatEffect(e.effect)}</strong> <span className="muted">(treatment − control)</span>
+              </span>
+            </>
+          )}
           {e.small_n && (
             <span className="badge badge-warn" data-testid="small-n" title="Fewer than 10 judged trials in an arm: read the direction, not the size.">
               small N: directional evidence

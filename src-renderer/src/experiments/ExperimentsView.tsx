@@ -16,7 +16,7 @@ export function ExperimentsView({ route }: { route: Extract<Route, { view: 'expe
   const filteredArgs = route.runId ? { runId: route.runId, limit: 10_000 } : null;
   const filtered = useEngineQuery('listExperiments', filteredArgs);
   useLiveExperimentList(allArgs);
-  useLiveExperimentList(filteredArgs ?? allArgs);
+  useLiveExperimentList(filteredArgs);
 
   const runs = useMemo(() => {
     const byRun = new Map<string, { pipeline: string; count: number }>();

@@ -1,4 +1,4 @@
-import { useId, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { Run, Step } from '../../../src-shared/model';
 import type { ApiError } from '../../../src-shared/result';
 import { useApi } from '../api/api-context';
@@ -18,7 +18,7 @@ import {
 } from './edit-draft';
 import { formatCost, formatTokens } from './experiment-format';
 import { openExperiment } from './experiment-routes';
-import { actExperiments, closeForkEditor } from './experiment-ui';
+import { actExperiments, closeForkEditor, discardForkDraft, draftKey, saveForkDraft, useExperimentUi, type ForkDraft } from './experiment-ui';
 import { buildOracle, EMPTY_ORACLE_DRAFT, ORACLE_CHOICES, type OracleDraft, type OracleKind } from './oracle-draft';
 import { DEFAULT_TRIAL_SETTINGS, parseTrialSettings, type TrialSettingsDraft } from './trial-settings';
 import { useEstimate } from './use-estimate';
@@ -39,15 +39,30 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
   const canFork = hasEntry(run.entry);
   const isLlm = step.type === 'llm';
 
-  const initial = useMemo(() => initialOutputText(step.output, 'pretty'), [step]);
-  const [kind, setKind] = useState<EditKind>('output');
-  const [outputText, setOutputText] = useState(initial.text);
-  const [format, setFormat] = useState<OutputFormat>(initial.format);
-  const [layout, setLayout] = useState<JsonLayout>('pretty');
   const recordedInstr = recordedInstructions(step.metadata);
-  const [instructions, setInstructions] = useState(recordedInstr ?? '');
-  const [settings, setSettings] = useState<TrialSettingsDraft>(DEFAULT_TRIAL_SETTINGS);
-  const [oracleDraft, setOracleDraft] = useState<OracleDraft>(EMPTY_ORACLE_DRAFT);
+  // A draft left in another tab comes back; otherwise the editor starts from the recording.
+  const [saved] = useState<ForkDraft | undefined>(() => useExperimentUi.getState().drafts[draftKey(run.run_id, step.step_id)]);
+  const [initial] = useState(() => initialOutputText(step.output, 'pretty'));
+  const [kind, setKind] = useState<EditKind>(saved?.kind ?? 'output');
+  const [outputText, setOutputText] = useState(saved?.outputText ?? initial.text);
+  const [format, setFormat] = useState<OutputFormat>(saved?.format ?? initial.format);
+  const [layout, setLayout] = useState<JsonLayout>(saved?.layout ?? 'pretty');
+  const [instructions, setInstructions] = useState(saved?.instructions ?? recordedInstr ?? '');
+  const [settings, setSettings] = useState<TrialSettingsDraft>(saved?.settings ?? DEFAULT_TRIAL_SETTINGS);
+  const [oracleDraft, setOracleDraft] = useState<OracleDraft>(saved?.oracle ?? EMPTY_ORACLE_DRAFT);
+  const draft = useRef<ForkDraft | null>(null);
+  draft.current = { kind, outputText, format, layout, instructions, settings, oracle: oracleDraft };
+  const discarded = useRef(false);
+  useEffect(
+    () => () => {
+      if (!discarded.current && draft.current) actExperiments(saveForkDraft, run.run_id, step.step_id, draft.current);
+    },
+    [run.run_id, step.step_id],
+  );
+  const discard = () => {
+    discarded.current = true;
+    actExperiments(discardForkDraft, run.run_id, step.step_id);
+  };
   const [approved, setApproved] = useState(false);
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<ApiError | null>(null);
@@ -123,7 +138,7 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
       setStartError(result.error);
       return;
     }
-    actExperiments(closeForkEditor);
+    discard();
     act(openExperiment, run.run_id, result.value.experiment_id);
   };
 
@@ -153,7 +168,7 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
           </div>
         </div>
         <span className="toolbar-spacer" />
-        <button type="button" className="button ghost" onClick={() => actExperiments(closeForkEditor)}>
+        <button type="button" className="button ghost" onClick={() => actExperiments(closeForkEditor)} title="Close; the edit is kept until you discard it">
           Close
         </button>
       </header>
@@ -477,8 +492,8 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
           <span className="muted">View-only: this run has no recorded entry command.</span>
         )}
         <span className="toolbar-spacer" />
-        <button type="button" className="button" onClick={() => actExperiments(closeForkEditor)}>
-          Cancel
+        <button type="button" className="button" onClick={discard} title="Close the editor and forget this edit">
+          Discard
         </button>
       </footer>
     </div>

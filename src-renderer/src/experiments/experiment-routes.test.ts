@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { formatRoute, parseRoute, type Route } from '../state/route';
 import { initialUiState, openRun, selectStep } from '../state/ui-store';
 import { closeExperiment, openExperiment, openExperimentsList, openExperimentsTab, openForkedRun } from './experiment-routes';
-import { closeForkEditor, initialExperimentUiState, openForkEditor, setConfirmation } from './experiment-ui';
+import { closeForkEditor, discardForkDraft, draftKey, initialExperimentUiState, openForkEditor, saveForkDraft, setConfirmation, type ForkDraft } from './experiment-ui';
+import { EMPTY_ORACLE_DRAFT } from './oracle-draft';
+import { DEFAULT_TRIAL_SETTINGS } from './trial-settings';
 
 describe('where the experiment views live', () => {
   it('a link to a scoreboard restores the run, the Experiments tab and the experiment', () => {
@@ -42,5 +44,17 @@ describe('where the experiment views live', () => {
     expect(closeForkEditor(initialExperimentUiState)).toBe(initialExperimentUiState);
     const c = setConfirmation(open, 'r1', { state: 'running', startedAt: 5, n: 3, scope: 'blamed' });
     expect(c.confirmations.r1).toMatchObject({ state: 'running', n: 3 });
+  });
+
+  it('an edit survives a look at another tab, and discarding it closes the editor', () => {
+    const draft: ForkDraft = { kind: 'output', outputText: '{"a":1}', format: 'json', layout: 'pretty', instructions: '', settings: DEFAULT_TRIAL_SETTINGS, oracle: EMPTY_ORACLE_DRAFT };
+    const open = openForkEditor(initialExperimentUiState, 'r1', 's0');
+    const saved = saveForkDraft(closeForkEditor(open), 'r1', 's0', draft);
+    expect(saved.drafts[draftKey('r1', 's0')]).toBe(draft);
+    const reopened = openForkEditor(saved, 'r1', 's0');
+    const gone = discardForkDraft(reopened, 'r1', 's0');
+    expect(gone.drafts).toEqual({});
+    expect(gone.fork).toBeNull();
+    expect(discardForkDraft(openForkEditor(saved, 'r1', 's9'), 'r1', 's0').fork).toEqual({ runId: 'r1', stepId: 's9' });
   });
 });
