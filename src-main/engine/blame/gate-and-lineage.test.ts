@@ -5,7 +5,7 @@ import { gateDecision } from './gate-decision';
 import { inferLineage, upstreamOf } from './lineage';
 import { buildRunGraph } from './run-graph';
 import { TraceBuilder } from './test-support';
-import { scanText, valuesOf } from './value-features';
+import { newHashScan, scanHashes, scanJson, scanText, valuesOf } from './value-features';
 
 const ctx = { settings: DEFAULT_SETTINGS, toolStats: {} };
 
@@ -62,6 +62,15 @@ describe('value features', () => {
   it('ids, names and e-mails are recognised; single digits and sentence words are not', () => {
     const vs = valuesOf('Find order ORD-99812 for Dana Whitfield (dana@example.com), top 3.');
     expect(vs.map((v) => `${v.kind}:${v.raw}`).sort()).toEqual(['email:dana@example.com', 'id:ORD-99812', 'name:Dana Whitfield']);
+  });
+
+  it('number fields hash the same in hash-only and full scanning (integers take a shortcut)', () => {
+    const json = { total: 4800, id: 0, n: 7, big: 12345678901234, ratio: 3.5, neg: -42, text: 'order 4800 of 12345678901234' };
+    const full = scanJson(json).values.map((v) => v.h);
+    const st = newHashScan();
+    scanHashes(json, { values: 'hash' }, st);
+    expect(Array.from(st.valueHashes.subarray(0, st.valueCount))).toEqual(full);
+    expect(st.contentHash).toBe(scanJson(json, { values: 'none' }).contentHash);
   });
 
   it('hash-only scanning gives the same hashes as full scanning', () => {

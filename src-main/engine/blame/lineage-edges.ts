@@ -24,21 +24,30 @@ function keysOf(v: Json | undefined): string[] {
   return [];
 }
 
+// One string per weight, shared by every edge of that weight (a large run has thousands of edges, few weights).
+const VALUE_DETAIL: string[] = [];
+const CHILD_DETAIL: string[] = [];
+
+function weighed(cache: string[], text: string, weight: number): string {
+  if (weight >= 256) return `${text} (weight ${weight})`;
+  return (cache[weight] ??= `${text} (weight ${weight})`);
+}
+
 function describe(g: RunGraph, from: number, to: number, bits: number, weight: number): LineageEdge {
   const a = g.steps[from];
   const b = g.steps[to];
   if (bits & VIA_CALL) {
     const id = b.metadata.tool_call_id;
-    return { from: a.step_id, to: b.step_id, via: 'tool_call', detail: typeof id === 'string' ? `tool call ${id.slice(0, 80)}` : 'tool call' };
+    return { from: a.step_id, to: b.step_id, via: 'tool_call', detail: typeof id === 'string' ? (id.length <= 80 ? id : id.slice(0, 80)) : undefined };
   }
   if (bits & VIA_STATE) {
     const written = new Set(keysOf(a.metadata.writes));
     const keys = keysOf(b.metadata.reads).filter((k) => written.has(k));
     return { from: a.step_id, to: b.step_id, via: 'state', detail: `state ${keys.slice(0, 3).map((k) => k.slice(0, 40)).join(', ')}` };
   }
-  if (bits & VIA_CHILD) return { from: a.step_id, to: b.step_id, via: 'parent', detail: `child output in parent output (weight ${weight})` };
+  if (bits & VIA_CHILD) return { from: a.step_id, to: b.step_id, via: 'parent', detail: weighed(CHILD_DETAIL, 'child output in parent output', weight) };
   if (bits & VIA_EMPTY) return { from: a.step_id, to: b.step_id, via: 'value', detail: 'empty output passed on to the next step' };
-  return { from: a.step_id, to: b.step_id, via: 'value', detail: `values or phrases in common (weight ${weight})` };
+  return { from: a.step_id, to: b.step_id, via: 'value', detail: weighed(VALUE_DETAIL, 'values or phrases in common', weight) };
 }
 
 export function lineageEdges(g: RunGraph, lin: Lineage, maxInto = MAX_INTO_STEP, maxEdges = MAX_EDGES): LineageEdge[] {
@@ -50,10 +59,19 @@ export function lineageEdges(g: RunGraph, lin: Lineage, maxInto = MAX_INTO_STEP,
     // Edges into one consumer from one inference step are contiguous: keep the strongest of the group.
     let j = i + 1;
     while (j < e.count && e.to[j] === e.to[i] && (e.bits[j] & VIA_CHILD) === (e.bits[i] & VIA_CHILD)) j++;
+    const to = e.to[i];
+    if (j === i + 1) {
+      // The common case, one producer: no group to sort.
+      if (into[to] < maxInto) {
+        out.push(describe(g, e.from[i], to, e.bits[i], e.weight[i]));
+        into[to]++;
+      }
+      i = j;
+      continue;
+    }
     let group: number[] = [];
     for (let k = i; k < j; k++) group.push(k);
-    if (group.length > 1) group.sort((x, y) => e.weight[y] - e.weight[x] || e.from[x] - e.from[y]);
-    const to = e.to[i];
+    group.sort((x, y) => e.weight[y] - e.weight[x] || e.from[x] - e.from[y]);
     const room = maxInto - into[to];
     if (group.length > room) group = group.slice(0, Math.max(0, room));
     for (const k of group) {

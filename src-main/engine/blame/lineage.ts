@@ -60,7 +60,7 @@ export interface Lineage {
   inTextOf(p: number): string;
   outTextOf(p: number): string;
   /** Value hashes found in the inputs of tool and retrieval steps (the lookups). */
-  lookupInputHashes: Set<number>;
+  lookupInputHashes: { has(h: number): boolean };
   /** Value hashes of a step's input or output, computed on first use. */
   inHashesOf(p: number): Set<number>;
   outHashesOf(p: number): Set<number>;
@@ -84,23 +84,31 @@ function keysOf(v: Json | undefined): string[] {
   return [];
 }
 
+/** Writes the tool-call ids found in `v` into ids[n...] and returns the new count (no allocation once `ids` has grown). */
+function collectCallIds(v: Json | null | undefined, depth: number, ids: string[], n: number): number {
+  if (depth > 4 || v === null || v === undefined || typeof v !== 'object') return n;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) n = collectCallIds(v[i], depth + 1, ids, n);
+    return n;
+  }
+  const calls = v.tool_calls;
+  if (Array.isArray(calls)) {
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i];
+      if (isObj(c) && typeof c.id === 'string') ids[n++] = c.id;
+    }
+  }
+  if ((v.type === 'tool_use' || v.type === 'function_call') && typeof v.id === 'string') ids[n++] = v.id;
+  if (Array.isArray(v.content)) n = collectCallIds(v.content, depth + 1, ids, n);
+  if (isObj(v.message)) n = collectCallIds(v.message, depth + 1, ids, n);
+  if (Array.isArray(v.choices)) n = collectCallIds(v.choices, depth + 1, ids, n);
+  return n;
+}
+
 /** Ids of the tool calls an LLM output issued (OpenAI, Anthropic and flat shapes). */
 export function toolCallIdsOf(output: Json | null): string[] {
   const ids: string[] = [];
-  const visit = (v: Json | null | undefined, depth: number): void => {
-    if (depth > 4 || v === null || v === undefined) return;
-    if (Array.isArray(v)) {
-      for (const x of v) visit(x, depth + 1);
-      return;
-    }
-    if (!isObj(v)) return;
-    if (Array.isArray(v.tool_calls)) for (const c of v.tool_calls) if (isObj(c) && typeof c.id === 'string') ids.push(c.id);
-    if ((v.type === 'tool_use' || v.type === 'function_call') && typeof v.id === 'string') ids.push(v.id);
-    if (Array.isArray(v.content)) visit(v.content, depth + 1);
-    if (isObj(v.message)) visit(v.message, depth + 1);
-    if (Array.isArray(v.choices)) visit(v.choices, depth + 1);
-  };
-  visit(output, 0);
+  ids.length = collectCallIds(output, 0, ids, 0);
   return ids;
 }
 
@@ -126,7 +134,9 @@ class EndHeap {
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.less(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
+      const t = h[i];
+      h[i] = h[p];
+      h[p] = t;
       i = p;
     }
   }
@@ -144,7 +154,9 @@ class EndHeap {
         if (l < h.length && this.less(h[l], h[m])) m = l;
         if (r < h.length && this.less(h[r], h[m])) m = r;
         if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
+        const t = h[i];
+        h[i] = h[m];
+        h[m] = t;
         i = m;
       }
     }
@@ -171,7 +183,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const firstSeen = new IntMap(n * 2);
   const awaiting = new Map<number, number[]>();
   const lastEnded = new Map<number, number>();
-  const lookupInputHashes = new Set<number>();
+  const lookupInputHashes = new IntMap(64);
 
   const detail = g.detail;
   // Short outputs (2 to k-1 words) are indexed by their whole-text hash and found inside longer inputs.
@@ -179,6 +191,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const scanOpts = { k: L.shingle_tokens, maxChars, values: 'hash' as const, shortPhraseStarts: shortStarts };
   const idScanOpts = { values: 'hash' as const, shingles: false };
   const hs = newHashScan();
+  const idScan = newHashScan();
+  const callIds: string[] = [];
   const runInputText = jsonText(detail.run.input, maxChars);
   const runScan = scanText(runInputText, { k: L.shingle_tokens, maxChars });
   const runInputValues = runScan.values;
@@ -256,7 +270,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const vh = hs.valueHashes;
     const vk = hs.valueKinds;
     const vn = hs.valueCount;
-    if (s.type === 'tool' || s.type === 'retrieval') for (let i = 0; i < vn; i++) lookupInputHashes.add(vh[i]);
+    if (s.type === 'tool' || s.type === 'retrieval') for (let i = 0; i < vn; i++) lookupInputHashes.set(vh[i], 1);
     for (let i = 0; i < vn; i++) {
       vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]], VIA_VALUE);
       firstSeen.setIfAbsent(vh[i], p);
@@ -323,10 +337,16 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     }
     const meta = s.metadata;
     if (meta.writes !== undefined) for (const key of keysOf(meta.writes)) writers.set(key, q);
-    if (s.type === 'llm' && s.output !== null && typeof s.output === 'object') for (const id of toolCallIdsOf(s.output)) callOwner.set(id, q);
+    if (s.type === 'llm' && s.output !== null && typeof s.output === 'object') {
+      const count = collectCallIds(s.output, 0, callIds, 0);
+      for (let i = 0; i < count; i++) callOwner.set(callIds[i], q);
+    }
     const callId = meta.tool_call_id;
     // Whoever quotes the call id later consumed this result.
-    if (typeof callId === 'string') for (const h of scanText(callId, idScanOpts).valueHashes) latestValue.set(h, q);
+    if (typeof callId === 'string') {
+      scanHashes(callId, idScanOpts, idScan);
+      for (let i = 0; i < idScan.valueCount; i++) latestValue.set(idScan.valueHashes[i], q);
+    }
     lastEnded.set(g.parent[q], q);
     if (vn === 0 && sn === 0 && isEmptyPayload(s.output) !== null) {
       const list = awaiting.get(g.parent[q]);
@@ -343,7 +363,12 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const heap = new EndHeap(endAt, g.depth);
   for (let p = 0; p < n; p++) {
     const s = g.steps[p];
-    while (heap.size > 0 && endAt[heap.peek()] <= s.started_at) end(heap.pop());
+    // Clocks tick in milliseconds: a parent that "ends" in the millisecond its child starts has not ended before it.
+    while (heap.size > 0) {
+      const top = heap.peek();
+      if (endAt[top] > s.started_at || (endAt[top] === s.started_at && isAncestor(g, top, p))) break;
+      end(heap.pop());
+    }
     if (!g.live[p]) continue;
     start(p);
     if (s.ended_at !== null && s.status !== 'running') heap.push(p);
@@ -434,13 +459,18 @@ export function findFinalProducer(g: RunGraph, lin: Lineage): number {
   if (runWords > 0) {
     const runLlmHash = scanJson(llmText(runOutput), { values: 'none', shingles: false }).contentHash;
     const candidates: number[] = [];
+    const hs = newHashScan();
+    const textOnly = { values: 'none' as const, shingles: false };
     for (let p = 0; p < n; p++) {
       if (!g.live[p] || g.steps[p].status !== 'ok' || g.steps[p].output === null) continue;
       const s = g.steps[p];
       if (lin.outHash[p] === runHash || lin.outHash[p] === runLlmHash) candidates.push(p);
       else if (s.type === 'llm' && typeof s.output !== 'string') {
-        const h = scanJson(llmText(s.output), { values: 'none', shingles: false }).contentHash;
-        if (h === runHash || h === runLlmHash) candidates.push(p);
+        // The text of a response object (tool calls carry none: nothing to match).
+        const text = llmText(s.output);
+        if (text === '') continue;
+        scanHashes(text, textOnly, hs);
+        if (hs.contentHash === runHash || hs.contentHash === runLlmHash) candidates.push(p);
       }
     }
     if (candidates.length === 0) {

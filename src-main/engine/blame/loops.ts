@@ -25,6 +25,15 @@ export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopIn
   const loops: LoopInfo[] = [];
   const groups: [number, number[]][] = [[-1, g.roots]];
   for (let p = 0; p < g.steps.length; p++) if (g.children[p].length >= min) groups.push([p, g.children[p]]);
+  // Hash of (type, name), computed once per distinct pair rather than once per step.
+  const nameHashes = new Map<string, Map<string, number>>();
+  const nameHash = (type: string, name: string): number => {
+    let byName = nameHashes.get(type);
+    if (!byName) nameHashes.set(type, (byName = new Map()));
+    let h = byName.get(name);
+    if (h === undefined) byName.set(name, (h = hashKey(`${type}:${name}`)));
+    return h;
+  };
   for (const [parent, kids] of groups) {
     if (kids.length < min) continue;
     // Count (name, type, content) fingerprints first; lists are built only for repeated ones.
@@ -37,7 +46,7 @@ export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopIn
         continue;
       }
       const s = g.steps[c];
-      const f = (Math.imul(hashKey(`${s.type}:${s.name}`), 31) + (s.type === 'llm' ? lin.outHash[c] : lin.inHash[c])) & 0x3fffffff;
+      const f = (Math.imul(nameHash(s.type, s.name), 31) + (s.type === 'llm' ? lin.outHash[c] : lin.inHash[c])) & 0x3fffffff;
       prints[i] = f;
       counts.set(f, counts.get(f, 0) + 1);
     }

@@ -26,7 +26,13 @@ const APOLOGY = /\b(?:couldn'?t|could not|can'?t|cannot|unable to|failed to|was 
 export function isFailed(a: StepAssessment, settings: Settings): boolean {
   if (a.duplicateOf !== null) return false;
   if (a.step.status === 'error') return true;
-  return a.checks.some((c) => c.hard && !c.info && c.value < settings.scoring.unhealthy_below);
+  const checks = a.checks;
+  const floor = settings.scoring.unhealthy_below;
+  for (let i = 0; i < checks.length; i++) {
+    const c = checks[i];
+    if (c.hard && !c.info && c.value < floor) return true;
+  }
+  return false;
 }
 
 function healthy(a: StepAssessment, settings: Settings): boolean {
@@ -38,9 +44,10 @@ export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: 
   const detail: RunDetail = g.detail;
   const finalText = jsonText(detail.run.output).slice(0, 20_000);
   const runOk = detail.run.status === 'ok' || detail.run.status === 'running';
-  // Per sibling group, the latest healthy position by name|type and by type, scanning from the end.
-  const groups = new Map<number, { byName: Map<string, number>; byType: Map<string, number> }>();
-  const groupOf = (p: number): { byName: Map<string, number>; byType: Map<string, number> } => {
+  // Per sibling group, the latest healthy position by type and name, and by type (no string built per step).
+  type Group = { byName: Map<string, Map<string, number>>; byType: Map<string, number> };
+  const groups = new Map<number, Group>();
+  const groupOf = (p: number): Group => {
     const parent = g.parent[p];
     let grp = groups.get(parent);
     if (grp) return grp;
@@ -49,9 +56,10 @@ export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: 
     for (const s of sibs) {
       if (!g.live[s] || !healthy(assess[s], settings)) continue;
       const st = g.steps[s];
-      const k = `${st.name}|${st.type}`;
-      const prev = grp.byName.get(k);
-      if (prev === undefined || s > prev) grp.byName.set(k, s);
+      let names = grp.byName.get(st.type);
+      if (!names) grp.byName.set(st.type, (names = new Map()));
+      const prev = names.get(st.name);
+      if (prev === undefined || s > prev) names.set(st.name, s);
       const pt = grp.byType.get(st.type);
       if (pt === undefined || s > pt) grp.byType.set(st.type, s);
     }
@@ -63,7 +71,7 @@ export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: 
     if (!g.live[p] || !isFailed(assess[p], settings)) continue;
     const s = g.steps[p];
     const grp = groupOf(p);
-    const retry = grp.byName.get(`${s.name}|${s.type}`);
+    const retry = grp.byName.get(s.type)?.get(s.name);
     if (retry !== undefined && retry > p) {
       out.set(p, { by: retry, kind: 'retry', reason: `a later "${s.name}" (step ${g.steps[retry].step_id}) succeeded` });
       continue;

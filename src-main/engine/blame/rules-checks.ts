@@ -11,6 +11,7 @@
  * when its own score is above the threshold.
  */
 import { quoteStep } from '../scoring/evidence-quote';
+import { checkNamed } from '../scoring/score-run';
 import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
 
 /** Checks whose low value may be explained by bad input from upstream. */
@@ -26,7 +27,7 @@ export function checkFindings(w: BlameWork, handled: Set<number>): Finding[] {
     const a = w.assess[p];
     if (!g.live[p] || w.recovered.has(p) || handled.has(p) || a.score === null || g.steps[p].status !== 'ok') continue;
     // A tool that often fails elsewhere is a suspect even when this call looked fine.
-    const worst = a.score < floor ? a.worst : a.checks.find((c) => c.name === 'tool.flaky') ?? null;
+    const worst = a.score < floor ? a.worst : (checkNamed(a, 'tool.flaky') ?? null);
     if (!worst) continue;
     const inSlice = w.lineage.finalProducer < 0 || w.slice.has(p);
     const strength = (worst.hard ? st.hard_check : st.soft_check) * (1 - worst.value) * (inSlice ? 1 : OUT_OF_SLICE);

@@ -14,6 +14,7 @@
  */
 import type { TraceError } from '../../../src-shared/trace-format';
 import { classifyError } from '../scoring/error-class';
+import { checkNamed } from '../scoring/score-run';
 import { quoteStep } from '../scoring/evidence-quote';
 import { ancestorsOf, siblingsOf } from './run-graph';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
@@ -110,8 +111,8 @@ export function errorFindings(w: BlameWork): ErrorFindings {
   // Error payloads: a step that returned {"error": ...} without raising.
   for (let p = 0; p < g.steps.length; p++) {
     if (!g.live[p] || w.recovered.has(p) || g.steps[p].status !== 'ok') continue;
-    const c = w.assess[p].checks.find((x) => x.name === 'tool.error_payload' && x.hard);
-    if (!c) continue;
+    const c = checkNamed(w.assess[p], 'tool.error_payload');
+    if (!c || !c.hard) continue;
     const quote = c.evidence?.quote ?? '';
     const { origin, why } = classifyError({ type: '', message: quote });
     if (origin !== 'input') continue;

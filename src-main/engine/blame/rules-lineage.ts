@@ -17,6 +17,7 @@
  *    URL) that neither the request nor any earlier step supplied.
  */
 import { quoteRun, quoteStep } from '../scoring/evidence-quote';
+import { checkNamed } from '../scoring/score-run';
 import { isObj, llmText, passagesOf } from '../scoring/json-text';
 import { shinglesOf, valuesOf, type Value } from './value-features';
 import type { Evidence } from '../../../src-shared/analysis';
@@ -27,7 +28,7 @@ import { isAncestor } from './run-graph';
 const LOOKUP = new Set(['tool', 'retrieval']);
 const GENERATOR = new Set(['llm', 'generic', 'prompt', 'agent']);
 
-function lookupInputHashes(w: BlameWork): Set<number> {
+function lookupInputHashes(w: BlameWork): { has(h: number): boolean } {
   return w.lineage.lookupInputHashes;
 }
 
@@ -208,7 +209,7 @@ export function unusedContextFindings(w: BlameWork): Finding[] {
   for (let r = 0; r < g.steps.length; r++) {
     const s = g.steps[r];
     if (!g.live[r] || s.type !== 'retrieval' || s.status !== 'ok' || lin.consumers[r].length > 0) continue;
-    const relCheck = w.assess[r].checks.find((c) => c.name === 'retrieval.relevance');
+    const relCheck = checkNamed(w.assess[r], 'retrieval.relevance');
     if (!relCheck || relCheck.value < rel) continue;
     let lo = 0;
     let hi = users.length;

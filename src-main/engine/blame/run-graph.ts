@@ -10,7 +10,8 @@ import { duplicateOf } from '../scoring/score-run';
 export interface RunGraph {
   detail: RunDetail;
   steps: Step[];
-  pos: Map<string, number>;
+  /** Step id → position (built on first use). */
+  readonly pos: Map<string, number>;
   parent: Int32Array;
   children: number[][];
   roots: number[];
@@ -22,8 +23,15 @@ export interface RunGraph {
 export function buildRunGraph(detail: RunDetail): RunGraph {
   const steps = detail.steps;
   const n = steps.length;
-  const pos = new Map<string, number>();
-  for (let i = 0; i < n; i++) pos.set(steps[i].step_id, i);
+  // Id → position, built only when a parent is not found the cheap way below (or someone asks).
+  let pos: Map<string, number> | null = null;
+  const posMap = (): Map<string, number> => {
+    if (pos === null) {
+      pos = new Map<string, number>();
+      for (let i = 0; i < n; i++) pos.set(steps[i].step_id, i);
+    }
+    return pos;
+  };
   const parent = new Int32Array(n).fill(-1);
   // Leaves share one empty list; a list is made only for steps that have children.
   const NO_CHILDREN: number[] = [];
@@ -34,7 +42,18 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
   for (let i = 0; i < n; i++) {
     const s = steps[i];
     live[i] = duplicateOf(s) === null;
-    const p = s.parent_id === null ? undefined : pos.get(s.parent_id);
+    const pid = s.parent_id;
+    let p: number | undefined;
+    if (pid !== null) {
+      // A step's parent is almost always the previous step or one of its ancestors (the spans still open).
+      for (let j = i - 1, hops = 0; j >= 0 && hops < 16; j = parent[j], hops++) {
+        if (steps[j].step_id === pid) {
+          p = j;
+          break;
+        }
+      }
+      if (p === undefined) p = posMap().get(pid);
+    }
     if (p === undefined || p === i) {
       if (s.parent_id !== null) orphan[i] = true;
       roots.push(i);
@@ -64,7 +83,19 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
     let d = j >= 0 && depth[j] >= 0 ? depth[j] + 1 : 0;
     for (let k = chain.length - 1; k >= 0; k--) depth[chain[k]] = d++;
   }
-  return { detail, steps, pos, parent, children, roots, depth, live, orphan };
+  return {
+    detail,
+    steps,
+    get pos() {
+      return posMap();
+    },
+    parent,
+    children,
+    roots,
+    depth,
+    live,
+    orphan,
+  };
 }
 
 export function isAncestor(g: RunGraph, ancestor: number, node: number): boolean {

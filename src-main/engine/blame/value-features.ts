@@ -60,7 +60,12 @@ export function hashKey(key: string): number {
 const MONTHS: Record<string, string> = {
   jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', sept: '09', oct: '10', nov: '11', dec: '12',
 };
-const MONTH_WORD = /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)$/;
+// Month words by hash (the scan hashes every word anyway): no string or regular expression per capitalised word.
+const MONTH_HASH = new Set(
+  'jan january feb february mar march apr april may jun june jul july aug august sep sept september oct october nov november dec december'
+    .split(' ')
+    .map((w) => fnv(w)),
+);
 const NAMED_DATE = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b/gi;
 const DAY_FIRST_DATE = /\b(\d{1,2})\s+(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)[a-z]*\.?,?\s+(\d{4})\b/gi;
 const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
@@ -185,7 +190,7 @@ function emitName(st: ScanState, t: string, start: number, end: number, nWords: 
   }
 }
 
-function emitRare(st: ScanState, t: string, sawMonth: boolean): void {
+function emitRare(st: ScanState, t: string, sawMonth: boolean, sawAt: boolean, sawUrl: boolean): void {
   if (sawMonth) {
     for (const re of [NAMED_DATE, DAY_FIRST_DATE]) {
       re.lastIndex = 0;
@@ -200,7 +205,7 @@ function emitRare(st: ScanState, t: string, sawMonth: boolean): void {
       }
     }
   }
-  if (t.includes('@')) {
+  if (sawAt) {
     EMAIL.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = EMAIL.exec(t)) !== null) {
@@ -210,7 +215,7 @@ function emitRare(st: ScanState, t: string, sawMonth: boolean): void {
       st.full?.push({ kind: 'email', key, raw: m[0], h: vh });
     }
   }
-  if (t.includes('://')) {
+  if (sawUrl) {
     URL_RE.lastIndex = 0;
     let m: RegExpExecArray | null;
     while ((m = URL_RE.exec(t)) !== null) {
@@ -244,10 +249,15 @@ function scanInto(text: string, st: ScanState): void {
   let nameKeptChars = 0;
   let nameKept = 0;
   let sawMonth = false;
+  // '@' and '://' are never inside a word, so the skip below sees every one of them.
+  let sawAt = false;
+  let sawUrl = false;
   while (i < n) {
     let c = t.charCodeAt(i);
     let k0 = cls(c);
     if (k0 === C.Other) {
+      if (c === 64) sawAt = true;
+      else if (c === 58 && t.charCodeAt(i + 1) === 47 && t.charCodeAt(i + 2) === 47) sawUrl = true;
       i++;
       continue;
     }
@@ -341,8 +351,8 @@ function scanInto(text: string, st: ScanState): void {
       continue;
     }
     if (firstUpper && restLower && letters >= 3 && letters === len) {
-      if (!sawMonth && len <= 9 && MONTH_WORD.test(t.slice(start, i).toLowerCase())) sawMonth = true;
       const wh = h | 0;
+      if (!sawMonth && len <= 9 && MONTH_HASH.has(wh)) sawMonth = true;
       const stop = STOP_HASH.has(wh);
       // Extend a run of capitalised words separated by one space or hyphen.
       const extend = nameStart >= 0 && start - nameEnd === 1 && (t.charCodeAt(nameEnd) === 32 || t.charCodeAt(nameEnd) === 45) && nameWords < NAME_WORDS.length;
@@ -365,7 +375,7 @@ function scanInto(text: string, st: ScanState): void {
     }
   }
   if (nameStart >= 0) emitName(st, t, nameStart, nameEnd, nameWords, nameKeptChars, nameKept);
-  if (wantValues && (sawMonth || t.includes('@') || t.includes('://'))) emitRare(st, t, sawMonth);
+  if (wantValues && (sawMonth || sawAt || sawUrl)) emitRare(st, t, sawMonth, sawAt, sawUrl);
 }
 
 let lastContentHash = 0;
@@ -451,9 +461,44 @@ export function scanJson(v: Json | null | undefined, opts: ScanOptions = {}): Sc
 function walkLeaves(x: Json | null | undefined, st: ScanState): void {
   if (st.budget <= 0 || x === null || x === undefined) return;
   if (typeof x === 'string') scanInto(x, st);
-  else if (typeof x === 'number') scanInto(String(x), st);
+  else if (typeof x === 'number') scanNumber(x, st);
   else if (Array.isArray(x)) for (let i = 0; i < x.length; i++) walkLeaves(x[i], st);
   else if (typeof x === 'object') for (const key in x) walkLeaves(x[key], st);
+}
+
+const DIGITS = new Uint8Array(20);
+
+/**
+ * A number leaf: what scanInto(String(x)) gives, without making the string
+ * for the common case of a non-negative integer in hash-only mode (a large
+ * run holds tens of thousands of numeric fields).
+ */
+function scanNumber(x: number, st: ScanState): void {
+  if (st.full !== null || !Number.isInteger(x) || x < 0 || x > Number.MAX_SAFE_INTEGER) {
+    scanInto(String(x), st);
+    return;
+  }
+  let digits = 0;
+  let v = x;
+  do {
+    DIGITS[digits++] = v % 10;
+    v = Math.floor(v / 10);
+  } while (v > 0);
+  if (digits > st.budget) {
+    scanInto(String(x), st);
+    return;
+  }
+  st.budget -= digits + 1;
+  let h = FNV;
+  for (let i = digits - 1; i >= 0; i--) h = Math.imul(h ^ (48 + DIGITS[i]), PRIME);
+  if (st.count === WORDS.length) {
+    const grown = new Int32Array(WORDS.length * 2);
+    grown.set(WORDS);
+    WORDS = grown;
+  }
+  WORDS[st.count++] = h & MASK;
+  // As in scanInto: single digits identify nothing.
+  if (st.wantValues && digits >= 2) emit(st, KIND_CODE.number, seal(KIND_CODE.number, h));
 }
 
 /** Where scanHashes leaves its results; the arrays are shared buffers, valid until the next scan. */

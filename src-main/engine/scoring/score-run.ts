@@ -59,13 +59,16 @@ function statusChecks(step: Step, settings: Settings, runStillGoing: boolean): C
       }),
     ];
   }
-  return [STATUS_OK];
+  return ONLY_OK;
 }
 
 // Most steps end fine: one shared, frozen check instead of one object per step.
 const STATUS_OK: Check = Object.freeze(makeCheck('status', 'status.ok', 1, 'ended without error')) as Check;
+const ONLY_OK: Check[] = Object.freeze([STATUS_OK]) as Check[];
+const NO_CHECKS: Check[] = Object.freeze([]) as unknown as Check[];
 
 function userChecks(step: Step): Check[] {
+  if (step.user_scores.length === 0) return NO_CHECKS;
   return step.user_scores.map((s) =>
     makeCheck('user', `user.${s.name}`, Number.isFinite(s.value) ? s.value : 0, `was scored "${s.name}" ${s.value} by the user${s.explanation ? ` (${s.explanation})` : ''}`),
   );
@@ -83,42 +86,52 @@ export function assessStep(step: Step, ctx: ScoringContext, relevance: Relevance
     };
   }
   const settings = ctx.settings;
-  const checks = statusChecks(step, settings, runStillGoing);
+  const status = statusChecks(step, settings, runStillGoing);
+  let more: Check[] = NO_CHECKS;
   switch (step.type) {
     case 'retrieval':
-      checks.push(...scoreRetrieval(step, settings, relevance, runInput));
+      more = scoreRetrieval(step, settings, relevance, runInput);
       break;
     case 'llm':
-      checks.push(...scoreLlm(step, settings));
+      more = scoreLlm(step, settings);
       break;
     case 'tool':
-      checks.push(...scoreTool(step, settings, ctx.toolStats));
+      more = scoreTool(step, settings, ctx.toolStats);
       break;
     case 'prompt':
-      checks.push(...scorePrompt(step, settings));
+      more = scorePrompt(step, settings);
       break;
     case 'generic': {
       const shape = step.status === 'ok' ? errorShapeOf(step.output) : null;
       if (shape?.hard) {
-        checks.push(
+        more = [
           makeCheck('tool', 'tool.error_payload', settings.scoring.tool.error_payload_score, `returned without raising, but ${shape.why}: "${shape.quote}"`, {
             hard: true,
             evidence: quoteStep(step, 'output', shape.quote),
           }),
-        );
+        ];
       }
       break;
     }
     default:
       break;
   }
-  checks.push(...userChecks(step));
+  // Most steps of a large run only ended fine: they share one frozen list instead of one array each.
+  const checks = more.length === 0 && step.user_scores.length === 0 && status === ONLY_OK ? ONLY_OK : status.concat(more, userChecks(step));
   let worst: Check | null = null;
-  for (const c of checks) {
+  for (let i = 0; i < checks.length; i++) {
+    const c = checks[i];
     if (c.info) continue;
     if (worst === null || c.value < worst.value) worst = c;
   }
   return { step, checks, score: worst === null ? null : worst.value, worst, duplicateOf: null };
+}
+
+/** The step's check of that name (a loop, not .find: this runs for every step of large runs). */
+export function checkNamed(a: StepAssessment, name: string): Check | undefined {
+  const checks = a.checks;
+  for (let i = 0; i < checks.length; i++) if (checks[i].name === name) return checks[i];
+  return undefined;
 }
 
 export function assessRun(detail: RunDetail, ctx: ScoringContext): StepAssessment[] {

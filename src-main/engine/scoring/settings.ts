@@ -106,7 +106,15 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** Stable across key order; changes whenever any value changes. */
+/**
+ * Revision of the scoring and blame rules. Stored results are keyed by
+ * settingsHash, which includes it, so that a release that changes the rules
+ * (not only the settings) recomputes them. Bump it with every such change.
+ * 2: faithful-executor / wrong-result rules, sentence quotes, lineage_edges.
+ */
+export const RULES_REVISION = 2;
+
+/** Stable across key order; changes whenever any value changes (or the rules revision). */
 export function settingsHash(settings: Settings): string {
-  return createHash('sha256').update(canonical(settings)).digest('hex').slice(0, 16);
+  return createHash('sha256').update(`rules ${RULES_REVISION}\n`).update(canonical(settings)).digest('hex').slice(0, 16);
 }
