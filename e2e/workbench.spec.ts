@@ -136,3 +136,31 @@ test('exporting a report downloads a file for each offered format', async ({ app
     if (ext === 'pdf') expect(text.startsWith('%PDF-')).toBe(true);
   }
 });
+
+test('the failing research-team run shows how data flowed between its steps, and the data-flow toggle hides it', async ({ app, tb }) => {
+  const failed = await callApi(tb, 'listRuns', { filter: 'failed' });
+  const run = failed.find((r) => r.pipeline === 'research-team');
+  expect(run, 'a failed research-team demo run').toBeTruthy();
+  const blame = await callApi(tb, 'blameRun', { runId: run!.run_id });
+  expect(blame.lineage_edges?.length ?? 0, 'the engine inferred data lineage').toBeGreaterThan(0);
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(run!.run_id)}`);
+
+  const flows = app.locator('.react-flow__edge.edge-dataflow');
+  const path = app.locator('.react-flow__edge.edge-lineage');
+  await expect(flows.first()).toBeAttached();
+  const drawn = await flows.count();
+  expect(drawn).toBeGreaterThan(0);
+  // Fewer drawn than inferred: hops of the blame's lineage path are drawn once, as the path.
+  expect(drawn).toBeLessThanOrEqual(blame.lineage_edges!.length);
+  await expect(flows.first().locator('title')).toHaveText(/ · (value|state|tool_call|parent)/);
+  await expect(path.first()).toBeAttached();
+  await screenshot(app, 'run-graph-lineage');
+
+  const toggle = app.getByRole('checkbox', { name: 'data flow' });
+  await expect(toggle).toBeChecked();
+  await toggle.uncheck();
+  await expect(flows).toHaveCount(0);
+  await expect(path.first()).toBeAttached();
+  await toggle.check();
+  await expect(flows).toHaveCount(drawn);
+});

@@ -2,6 +2,7 @@ import {
   Background,
   Controls,
   Handle,
+  MarkerType,
   MiniMap,
   Position,
   ReactFlow,
@@ -14,7 +15,7 @@ import {
 import '@xyflow/react/dist/style.css';
 import { memo, useCallback, useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import type { Step } from '../../../src-shared/model';
-import { act, selectStep, setExpanded, showMoreChildren, useUi } from '../state/ui-store';
+import { act, selectStep, setDataFlow, setExpanded, showMoreChildren, useUi } from '../state/ui-store';
 import { formatDuration, formatScore } from '../text/format';
 import { revealControls } from '../text/visible-controls';
 import type { RunModel } from '../workbench/use-run-model';
@@ -23,6 +24,10 @@ import { CHILD_PAGE } from './graph-constants';
 import { stepLook, type StepLook } from './step-look';
 import { ancestorsOf, navigateGraph, visibleGraph, type NavKey } from './step-tree';
 import { ForkBranchNode, useForkBranches } from '../experiments/ForkBranchNode';
+import { dataFlowTitle, nearestShown, pairKey, selectDataFlow } from './data-flow-edges';
+import { dataFlowHandles, HANDLE } from './data-flow-path';
+import { DataFlowEdge, type DataFlowEdgeType } from './DataFlowEdge';
+import './graph.css';
 
 
 type StepNodeData = {
@@ -80,6 +85,9 @@ const StepNode = memo(function StepNode({ data }: NodeProps<StepNodeType>) {
       {/* Lineage edges leave and enter on the right, arcing beside the column, so they never cross the tree edges. */}
       <Handle id="lin-out" type="source" position={Position.Right} isConnectable={false} style={{ top: '30%' }} />
       <Handle id="lin-in" type="target" position={Position.Right} isConnectable={false} style={{ top: '70%' }} />
+      {/* Data flow backwards (into a parent) leaves on the left; forwards it enters on the left, above the tree edge. */}
+      <Handle id={HANDLE.leftOut} type="source" position={Position.Left} isConnectable={false} style={{ top: '70%' }} />
+      <Handle id={HANDLE.leftIn} type="target" position={Position.Left} isConnectable={false} style={{ top: '30%' }} />
     </div>
   );
 });
@@ -98,6 +106,8 @@ const MoreNode = memo(function MoreNode({ data }: NodeProps<MoreNodeType>) {
 });
 
 const nodeTypes = { step: StepNode, more: MoreNode, fork: ForkBranchNode };
+const edgeTypes = { dataflow: DataFlowEdge };
+const DATA_FLOW_MARKER = { type: MarkerType.ArrowClosed, width: 12, height: 12, color: 'var(--dataflow)' };
 
 export function StepGraph(props: { model: RunModel; selected: string | null }) {
   return (
@@ -110,6 +120,7 @@ export function StepGraph(props: { model: RunModel; selected: string | null }) {
 function StepGraphInner({ model, selected }: { model: RunModel; selected: string | null }) {
   const { tree, blameIndex, expanded, pinned } = model;
   const pages = useUi((s) => s.childPages);
+  const showDataFlow = useUi((s) => s.dataFlow);
   const flow = useReactFlow();
   const wrapper = useRef<HTMLDivElement>(null);
 
@@ -150,15 +161,20 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
     return out;
   }, [tree, layout, blameIndex, selected]);
 
-  const edges = useMemo<Edge[]>(() => {
+  // Blame lineage-path hops between shown nodes (a hop into a collapsed subtree goes to its nearest shown ancestor).
+  const pathHops = useMemo(
+    () => (tree ? lineageEdges(model.blame?.lineage_path ?? [], (id) => layout.has(id), (id) => ancestorsOf(tree, id)) : []),
+    [tree, layout, model.blame],
+  );
+
+  const treeEdges = useMemo<Edge[]>(() => {
     if (!tree) return [];
     const out: Edge[] = [];
     for (const p of layout.values()) {
       if (p.item.parent === null || !layout.has(p.item.parent)) continue;
       out.push({ id: `t:${p.item.id}`, source: p.item.parent, target: p.item.id, type: 'smoothstep', className: 'edge-tree', focusable: false });
     }
-    const lineage = lineageEdges(model.blame?.lineage_path ?? [], (id) => layout.has(id), (id) => ancestorsOf(tree, id));
-    for (const [a, b] of lineage) {
+    for (const [a, b] of pathHops) {
       out.push({
         id: `l:${a}>${b}`,
         source: a,
@@ -173,7 +189,36 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
       } as Edge);
     }
     return out;
-  }, [tree, layout, model.blame]);
+  }, [tree, layout, pathHops]);
+
+  // Recomputed only when the blame or what is shown changes (layout follows the shown set, not the selection).
+  const dataFlow = useMemo(() => {
+    const flows = model.blame?.lineage_edges ?? [];
+    if (!tree || !showDataFlow || flows.length === 0) return { edges: [] as DataFlowEdgeType[], total: 0 };
+    const visibleOf = nearestShown(
+      (id) => tree.byId.has(id),
+      (id) => tree.parentOf(id),
+      (id) => layout.get(id)?.item.kind === 'step',
+    );
+    // A hop of the lineage path is already drawn, emphasised.
+    const skip = new Set(pathHops.map(([a, b]) => pairKey(a, b)));
+    const picked = selectDataFlow(flows, visibleOf, { skip });
+    const nameOf = (id: string) => tree.byId.get(id)?.name ?? id;
+    const edges = picked.edges.map((e): DataFlowEdgeType => ({
+      id: `f:${pairKey(e.from, e.to)}`,
+      source: e.from,
+      target: e.to,
+      ...dataFlowHandles(layout.get(e.from)!.x, layout.get(e.to)!.x),
+      type: 'dataflow',
+      className: 'edge-dataflow',
+      markerEnd: DATA_FLOW_MARKER,
+      focusable: false,
+      data: { title: plainLabel(dataFlowTitle(e, nameOf)) },
+    }));
+    return { edges, total: picked.total };
+  }, [tree, layout, model.blame, pathHops, showDataFlow]);
+
+  const edges = useMemo<Edge[]>(() => (dataFlow.edges.length ? [...treeEdges, ...dataFlow.edges] : treeEdges), [treeEdges, dataFlow.edges]);
 
   // Experiments of this run hang off their fork steps, placed after the tree's layout.
   const forks = useForkBranches(model.detail?.run.run_id ?? null, model.detail?.steps, layout);
@@ -246,12 +291,15 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
     [items, selected, tree, expanded],
   );
 
+  const flowCount = model.blame?.lineage_edges?.length ?? 0;
+
   return (
     <div className="step-graph" ref={wrapper} tabIndex={0} onKeyDown={onKeyDown} aria-label="Step graph. Arrow keys move the selection, Enter expands or collapses." data-testid="step-graph">
       <ReactFlow
         nodes={allNodes}
         edges={allEdges}
         nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}
@@ -275,7 +323,22 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
         <span className="legend-item look-weak">low score</span>
         <span className="legend-item look-healthy">healthy</span>
         <span className="legend-item look-unscored">unscored</span>
-        <span className="legend-item legend-lineage">data lineage</span>
+        <span className="legend-item legend-lineage" title="The blame's path from the cause to the final output">
+          lineage path
+        </span>
+        {flowCount > 0 && (
+          <label className="legend-item legend-toggle" title="Inferred data flow between steps (hover an edge for how it was inferred)">
+            <input type="checkbox" checked={showDataFlow} onChange={(e) => act(setDataFlow, e.target.checked)} />
+            <span className="legend-dataflow-swatch" aria-hidden="true" />
+            data flow
+            {dataFlow.total > dataFlow.edges.length && (
+              <span className="legend-note">
+                {' '}
+                ({dataFlow.edges.length.toLocaleString('en-US')} of {dataFlow.total.toLocaleString('en-US')} shown)
+              </span>
+            )}
+          </label>
+        )}
         {forks.nodes.length > 0 && <span className="legend-item legend-fork">fork experiment</span>}
       </div>
     </div>

@@ -6,6 +6,7 @@ import {
   openDiff,
   openRun,
   selectStep,
+  setDataFlow,
   setExpanded,
   setRunsQuery,
   showMoreChildren,
@@ -77,5 +78,14 @@ describe('UI state', () => {
     const frozen = Object.freeze({ ...initialUiState, panels: Object.freeze({ ...initialUiState.panels }) });
     expect(() => togglePanel(navigate(frozen, { view: 'diff', runA: null, runB: null, key: null }), 'blame')).not.toThrow();
     expect(frozen.panels.blame).toBe(true);
+  });
+
+  it('hiding the data-flow edges is kept when another run is opened, and showing them again restores them', () => {
+    expect(initialUiState.dataFlow).toBe(true);
+    const hidden = setDataFlow(openRun(initialUiState, 'run-1'), false);
+    expect(hidden.dataFlow).toBe(false);
+    expect(openRun(hidden, 'run-2').dataFlow).toBe(false);
+    expect(setDataFlow(hidden, false)).toBe(hidden);
+    expect(setDataFlow(hidden, true).dataFlow).toBe(true);
   });
 });

@@ -27,6 +27,8 @@ export interface UiState {
   focusedEvidence: Evidence | null;
   stepSearch: string;
   viewport: Viewport | null;
+  /** The step graph draws the blame's inferred data-flow edges; a view preference kept across runs. */
+  dataFlow: boolean;
 }
 
 export const initialUiState: UiState = {
@@ -38,6 +40,7 @@ export const initialUiState: UiState = {
   focusedEvidence: null,
   stepSearch: '',
   viewport: null,
+  dataFlow: true,
 };
 
 /** Per-run state is dropped when another run is opened. */
@@ -85,6 +88,10 @@ export function togglePanel(state: UiState, panel: keyof UiState['panels']): UiS
 
 export function setViewport(state: UiState, viewport: Viewport): UiState {
   return { ...state, viewport };
+}
+
+export function setDataFlow(state: UiState, dataFlow: boolean): UiState {
+  return state.dataFlow === dataFlow ? state : { ...state, dataFlow };
 }
 
 export function setStepSearch(state: UiState, stepSearch: string): UiState {
