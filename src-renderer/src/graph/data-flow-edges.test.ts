@@ -1,34 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { LineageEdge } from '../../../src-shared/analysis';
 import type { Step } from '../../../src-shared/model';
+import { step } from './test-steps';
 import { dataFlowTitle, MAX_DATA_FLOW_EDGES, nearestShown, pairKey, selectDataFlow } from './data-flow-edges';
 import { dataFlowHandles, dataFlowPath, HANDLE } from './data-flow-path';
 import { buildStepTree, visibleGraph, type StepTree } from './step-tree';
 
-function step(id: string, parent: string | null, index: number): Step {
-  return {
-    run_id: 'r',
-    step_id: id,
-    parent_id: parent,
-    index,
-    name: id,
-    type: 'generic',
-    replay_key: id,
-    status: 'ok',
-    input: null,
-    output: null,
-    error: null,
-    started_at: index,
-    ended_at: index + 1,
-    duration_ms: 1,
-    model: null,
-    usage: null,
-    metadata: {},
-    user_scores: [],
-    replayed: false,
-    extra: {},
-  };
-}
 
 const flow = (from: string, to: string, via: LineageEdge['via'] = 'value', detail?: string): LineageEdge => ({ from, to, via, ...(detail ? { detail } : {}) });
 

@@ -1,31 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../../src-shared/model';
+import { step } from './test-steps';
 import { buildStepTree, defaultExpanded, navigateGraph, visibleGraph, visibleRows } from './step-tree';
 
-function step(id: string, parent: string | null, index: number): Step {
-  return {
-    run_id: 'r',
-    step_id: id,
-    parent_id: parent,
-    index,
-    name: id,
-    type: 'generic',
-    replay_key: id,
-    status: 'ok',
-    input: null,
-    output: null,
-    error: null,
-    started_at: index,
-    ended_at: index + 1,
-    duration_ms: 1,
-    model: null,
-    usage: null,
-    metadata: {},
-    user_scores: [],
-    replayed: false,
-    extra: {},
-  };
-}
 
 /** root → `loops` iterations → `per` leaves each. */
 function loopRun(loops: number, per: number): Step[] {
