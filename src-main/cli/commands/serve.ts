@@ -4,6 +4,7 @@ import { EXIT_OK } from '../command';
 import { numberFlag } from '../args';
 import { startServer } from '../../serve/http-server';
 import { seedDemoIfEmpty } from './demo';
+import { CliFailure } from '../unwrap';
 
 export const RENDERER_DIR = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
 
@@ -17,7 +18,10 @@ export const serveCommand: Command = {
     const engine = ctx.engine({ watch: true });
     if (ctx.args.booleans.has('demo-if-empty')) await seedDemoIfEmpty(engine, (l) => ctx.err(l));
     await engine.watcher?.ready;
-    const server = await startServer(engine, { port, rendererDir: RENDERER_DIR });
+    const server = await startServer(engine, { port, rendererDir: RENDERER_DIR }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') throw new CliFailure(`port ${port} is already in use; pass --port N (or --port 0 for any free port)`, 2);
+      throw err;
+    });
     // One line, so a parent process can read it as soon as it arrives.
     if (ctx.args.booleans.has('json-ready')) ctx.out(JSON.stringify({ url: server.url, port: server.port, token: server.token }));
     else {
