@@ -14,7 +14,7 @@ import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
 import { createRecordWriter, touchRuns } from '../store/write-records';
-import { parseTraceLine, type LineProblem } from './parse-lines';
+import { parseTraceLine } from './parse-lines';
 import { detectFileFormat, parseForeign, type DetectedFormat } from './foreign-formats';
 
 /**
@@ -98,16 +98,17 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
   let line = start.line;
   let linesRead = 0;
   let refused: string | null = null;
-  let pending: { record: TraceRecord; problems: LineProblem[]; line: number }[] = [];
+  // Parallel arrays rather than one object per line: this runs for every record of big files.
+  let pending: TraceRecord[] = [];
+  let pendingLines: number[] = [];
   let pendingProblems: ImportError[] = [];
   let pendingEnd = { offset, line };
 
   const commit = db.transaction(() => {
-    const truncated = writer.applyBatch(pending.map((p) => p.record), file);
-    pending.forEach(({ problems, line }, i) => {
-      for (const f of truncated[i]) problems.push({ line, level: 'warning', message: `field "${f}" exceeds the size cap and was stored truncated` });
-    });
-    for (const p of pending) for (const pr of p.problems) pendingProblems.push({ file, ...pr });
+    const truncated = writer.applyBatch(pending, file);
+    for (let i = 0; i < truncated.length; i++) {
+      for (const f of truncated[i]) pendingProblems.push({ file, line: pendingLines[i], level: 'warning', message: `field "${f}" exceeds the size cap and was stored truncated` });
+    }
     insertErrors(db, pendingProblems);
     touchRuns(db, writer.touchedRuns());
     saveState(db, file, { offset: pendingEnd.offset, line: pendingEnd.line, format: 'native', refused }, size);
@@ -116,6 +117,7 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     commit();
     newErrors.push(...pendingProblems);
     pending = [];
+    pendingLines = [];
     pendingProblems = [];
     opts.onChunkCommitted?.(linesRead);
   };
@@ -179,7 +181,9 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     if (text.length === 0 || text.trim() === '') return false;
     const parsed = parseTraceLine(text, lineNo);
     if (parsed.kind === 'record') {
-      pending.push({ record: parsed.record, problems: parsed.warnings.length ? [...parsed.warnings] : [], line: lineNo });
+      pending.push(parsed.record);
+      pendingLines.push(lineNo);
+      for (const w of parsed.warnings) pendingProblems.push({ file, ...w });
       return false;
     }
     pendingProblems.push({ file, ...parsed.problem });

@@ -25,6 +25,8 @@ export type ParsedLine =
   | { kind: 'refuse'; problem: LineProblem };
 
 const recordTypes = new Set<string>(RECORD_TYPES);
+// Nearly every line has no warning: share one empty list instead of allocating one per line.
+const NO_WARNINGS: LineProblem[] = Object.freeze([]) as unknown as LineProblem[];
 const stepTypes = new Set<string>(STEP_TYPES);
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -76,7 +78,8 @@ export function parseTraceLine(text: string, line: number): ParsedLine {
     const msg = check(value);
     if (msg) return { kind: 'error', problem: { line, level: 'error', message: `${type} record: ${msg}` } };
   }
-  const warnings: LineProblem[] = [];
+  let warnings: LineProblem[] = NO_WARNINGS;
+  const warn = (w: LineProblem) => (warnings === NO_WARNINGS ? (warnings = [w]) : warnings.push(w));
   if (type === 'run-start') {
     const major = Number(String(value.v).split('.')[0]);
     if (major !== TRACE_FORMAT_MAJOR) {
@@ -92,7 +95,7 @@ export function parseTraceLine(text: string, line: number): ParsedLine {
   }
   if (type === 'step-start') {
     if (!stepTypes.has(value.step_type as string)) {
-      warnings.push({ line, level: 'warning', message: `unknown step type "${clip(String(value.step_type), 40)}" read as "generic"` });
+      warn({ line, level: 'warning', message: `unknown step type "${clip(String(value.step_type), 40)}" read as "generic"` });
       value.step_type = 'generic' satisfies StepType;
     }
     if (typeof value.index !== 'number' || !Number.isInteger(value.index) || value.index < 0) {
@@ -100,7 +103,7 @@ export function parseTraceLine(text: string, line: number): ParsedLine {
     }
     if (typeof value.replay_key !== 'string' || value.replay_key.length === 0) {
       value.replay_key = `${value.name}#${value.index}`;
-      warnings.push({ line, level: 'warning', message: 'step-start record has no "replay_key"; derived one from name and index' });
+      warn({ line, level: 'warning', message: 'step-start record has no "replay_key"; derived one from name and index' });
     }
     if (value.parent_id === undefined) value.parent_id = null;
   }
