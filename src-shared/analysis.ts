@@ -99,6 +99,7 @@ export interface DiffResult {
   /** The step the verdict names (the regressed or improved step). */
   step: { key: string; step_id_a: string | null; step_id_b: string | null; name: string } | null;
   reason: string;
-  first_divergence: { key: string; description: string } | null;
+  /** Where the runs first part: a step present in only one (structure), else the first changed step (content). */
+  first_divergence: { key: string; description: string; kind?: 'structure' | 'content' } | null;
   rows: DiffRow[];
 }

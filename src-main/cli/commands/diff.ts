@@ -20,7 +20,10 @@ export const diffCommand: Command = {
       return EXIT_OK;
     }
     ctx.out(`${d.verdict.toUpperCase()}: ${safeText(d.reason)}`);
-    if (d.first_divergence) ctx.out(`First structural divergence at ${safeText(d.first_divergence.key)}: ${safeText(d.first_divergence.description)}`);
+    if (d.first_divergence) {
+      const what = d.first_divergence.kind === 'content' ? 'First difference' : 'First structural divergence';
+      ctx.out(`${what} at ${safeText(d.first_divergence.key)}: ${safeText(d.first_divergence.description)}`);
+    }
     ctx.out('');
     ctx.out(
       table(

@@ -29,7 +29,7 @@ describe('diff of two runs', () => {
       'agent#0/search#2:added',
       'agent#0/answer#0:same',
     ]);
-    expect(d.first_divergence).toEqual({ key: 'agent#0/search#2', description: 'step "search" (agent#0/search#2) appears only in B' });
+    expect(d.first_divergence).toEqual({ key: 'agent#0/search#2', kind: 'structure', description: 'step "search" (agent#0/search#2) appears only in B' });
   });
 
   it('repeated names are not collapsed into one row', () => {
@@ -44,7 +44,7 @@ describe('diff of two runs', () => {
     const row = d.rows.find((r) => r.key === 'agent#0/search#1')!;
     expect(row.change).toBe('changed');
     expect(row.delta).toBeLessThan(-0.5);
-    expect(d.first_divergence?.key).toBe('agent#0/search#1');
+    expect(d.first_divergence).toMatchObject({ key: 'agent#0/search#1', kind: 'content' });
   });
 
   it('the fix of a failing run is an improvement naming the step that was blamed', () => {

@@ -51,9 +51,9 @@ export function diffRuns(a: RunDetail, b: RunDetail, ctx: ScoringContext): DiffR
   const structural = rows.find((r) => r.change === 'added' || r.change === 'removed');
   const content = rows.find((r) => r.change === 'changed');
   const firstDivergence = structural
-    ? { key: structural.key, description: structural.change === 'added' ? `step "${structural.b!.name}" (${structural.key}) appears only in B` : `step "${structural.a!.name}" (${structural.key}) appears only in A` }
+    ? { key: structural.key, kind: 'structure' as const, description: structural.change === 'added' ? `step "${structural.b!.name}" (${structural.key}) appears only in B` : `step "${structural.a!.name}" (${structural.key}) appears only in A` }
     : content
-      ? { key: content.key, description: `step "${content.b!.name}" (${content.key}) ${content.a!.status !== content.b!.status ? `changed status from ${content.a!.status} to ${content.b!.status}` : 'produced a different output'}` }
+      ? { key: content.key, kind: 'content' as const, description: `step "${content.b!.name}" (${content.key}) ${content.a!.status !== content.b!.status ? `changed status from ${content.a!.status} to ${content.b!.status}` : 'produced a different output'}` }
       : null;
 
   const blameA = blameRun(a, ctx);

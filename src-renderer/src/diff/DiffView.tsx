@@ -76,7 +76,8 @@ function DiffBody({ diff, selectedKey }: { diff: DiffResult; selectedKey: string
         <TraceText text={diff.reason} truncateAt={600} />
         {diff.first_divergence && (
           <div className="small">
-            Structure diverges first at <span className="mono">{diff.first_divergence.key}</span>:{' '}
+            {diff.first_divergence.kind === 'content' ? 'Runs first differ at' : 'Structure diverges first at'}{' '}
+            <span className="mono">{diff.first_divergence.key}</span>:{' '}
             <TraceText text={diff.first_divergence.description} truncateAt={400} />
           </div>
         )}
