@@ -12,8 +12,8 @@
  */
 import type { Json, TokenUsage } from '../../../../src-shared/trace-format';
 import type { ReplayStepEntry } from '../../../../src-shared/replay-plan';
-import { executeStep, type EndStep } from '../execute-step';
-import { endWhenStreamEnds, iterableOf, llmOutput, parseArguments, splitRecorded, withCreate, type RecordedToolCall } from './llm-output';
+import type { EndStep } from '../execute-step';
+import { llmOutput, parseArguments, recordedCreate, splitRecorded, withCreate, type RecordedToolCall } from './llm-output';
 
 interface AnthropicUsage {
   input_tokens?: number | null;
@@ -162,33 +162,18 @@ class StreamAccumulator {
 export function wrapAnthropic<C extends AnthropicLikeClient>(client: C, opts: WrapAnthropicOptions = {}): C {
   const name = opts.name ?? 'anthropic.messages.create';
   const messages = client.messages;
-  const create = (params: any, requestOptions?: unknown): Promise<unknown> => {
-    const streaming = params?.stream === true;
-    return executeStep<Promise<any>>({
-      name,
-      type: 'llm',
-      invoke: () => messages.create.call(messages, params, requestOptions),
-      args: [params, requestOptions],
-      input: params,
-      isAsync: true,
-      opts: {
-        async: true,
-        model: typeof params?.model === 'string' ? params.model : undefined,
-        metadata: opts.metadata,
-        extract: (msg: AnthropicMessage) => ({
-          output: outputOfBlocks(msg?.content ?? []),
-          usage: usageOf(msg?.usage),
-          // step.model stays the requested model: a dated response model must not look like a model change in a fork.
-          metadata: { finish_reason: msg?.stop_reason ?? null, response_id: msg?.id, response_model: msg?.model, ...cacheMetadata(msg?.usage) },
-        }),
-        deferEnd: streaming ? endWhenStreamEnds(() => new StreamAccumulator()) : undefined,
-        revive: (recorded, entry) => {
-          const message = replayedMessage(recorded, entry, String(params?.model ?? ''));
-          return streaming ? iterableOf(eventsOf(message)) : message;
-        },
-      },
-    });
-  };
+  const create = recordedCreate(messages, {
+    name,
+    metadata: opts.metadata,
+    extract: (msg: AnthropicMessage) => ({
+      output: outputOfBlocks(msg?.content ?? []),
+      usage: usageOf(msg?.usage),
+      metadata: { finish_reason: msg?.stop_reason ?? null, response_id: msg?.id, response_model: msg?.model, ...cacheMetadata(msg?.usage) },
+    }),
+    accumulator: () => new StreamAccumulator(),
+    replayed: replayedMessage,
+    eventsOf,
+  });
   const wrappedMessages = withCreate(messages, create);
   return new Proxy(client, {
     get(target, prop) {

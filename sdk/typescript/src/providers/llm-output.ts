@@ -1,10 +1,11 @@
-import type { EndStep } from '../execute-step';
 /**
  * The recorded output of a provider-wrapped llm step, shared by the
  * Anthropic and OpenAI-compatible wrappers so scorers see one shape:
  * the reply text, or `{ text, tool_calls }` when the model called tools.
  */
 import type { Json } from '../../../../src-shared/trace-format';
+import type { ReplayStepEntry } from '../../../../src-shared/replay-plan';
+import { executeStep, type EndStep, type Extracted } from '../execute-step';
 
 export interface RecordedToolCall {
   id: string;
@@ -65,6 +66,50 @@ export function endWhenStreamEnds<E>(makeAccumulator: () => StreamAccumulating<E
       onEvent: (e: E) => acc.add(e),
       onDone: (complete) => acc.finish(end, complete),
       onError: (error) => end({ ok: false, error }),
+    });
+  };
+}
+
+/** What differs between providers in recording one `create` call. */
+export interface ProviderCall<R, E> {
+  name: string;
+  metadata?: Record<string, unknown>;
+  /** Output, usage and finish reason from a complete response. */
+  extract: (response: R) => Extracted;
+  /** Collects a streamed response's events into the same facts. */
+  accumulator: () => StreamAccumulating<E>;
+  /** The response object a replayed step hands the caller, rebuilt from the recording. */
+  replayed: (recorded: Json | undefined, entry: ReplayStepEntry | undefined, model: string) => R;
+  /** The same response as the events of a stream (replay of a streaming call). */
+  eventsOf: (response: R) => E[];
+}
+
+/**
+ * A `create(params, requestOptions)` that records each call as an llm step:
+ * the requested model on the step (a dated response model must not look like
+ * a model change in a fork), streams ended when consumed, replays rebuilt.
+ */
+export function recordedCreate<R, E>(resource: { create: (...args: any[]) => unknown }, call: ProviderCall<R, E>) {
+  return (params: any, requestOptions?: unknown): Promise<unknown> => {
+    const streaming = params?.stream === true;
+    return executeStep<Promise<any>>({
+      name: call.name,
+      type: 'llm',
+      invoke: () => resource.create.call(resource, params, requestOptions) as Promise<unknown>,
+      args: [params, requestOptions],
+      input: params,
+      isAsync: true,
+      opts: {
+        async: true,
+        model: typeof params?.model === 'string' ? params.model : undefined,
+        metadata: call.metadata,
+        extract: (response: R) => call.extract(response),
+        deferEnd: streaming ? endWhenStreamEnds(call.accumulator) : undefined,
+        revive: (recorded, entry) => {
+          const response = call.replayed(recorded, entry, String(params?.model ?? ''));
+          return streaming ? iterableOf(call.eventsOf(response)) : response;
+        },
+      },
     });
   };
 }

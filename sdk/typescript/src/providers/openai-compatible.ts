@@ -11,8 +11,8 @@
  */
 import type { Json, TokenUsage } from '../../../../src-shared/trace-format';
 import type { ReplayStepEntry } from '../../../../src-shared/replay-plan';
-import { executeStep, type EndStep } from '../execute-step';
-import { endWhenStreamEnds, iterableOf, llmOutput, parseArguments, splitRecorded, withCreate, type RecordedToolCall } from './llm-output';
+import type { EndStep } from '../execute-step';
+import { llmOutput, parseArguments, recordedCreate, splitRecorded, withCreate, type RecordedToolCall } from './llm-output';
 
 interface ChatToolCall {
   id?: string;
@@ -121,35 +121,21 @@ class ChunkAccumulator {
 export function wrapOpenAICompatible<C extends OpenAILikeClient>(client: C, opts: WrapOpenAIOptions = {}): C {
   const name = opts.name ?? 'chat.completions.create';
   const completions = client.chat.completions;
-  const create = (params: any, requestOptions?: unknown): Promise<unknown> => {
-    const streaming = params?.stream === true;
-    return executeStep<Promise<any>>({
-      name,
-      type: 'llm',
-      invoke: () => completions.create.call(completions, params, requestOptions),
-      args: [params, requestOptions],
-      input: params,
-      isAsync: true,
-      opts: {
-        async: true,
-        model: typeof params?.model === 'string' ? params.model : undefined,
-        metadata: opts.metadata,
-        extract: (c: ChatCompletion) => {
-          const choice = c?.choices?.[0];
-          return {
-            output: llmOutput(choice?.message?.content ?? '', callsOf(choice?.message?.tool_calls)),
-            usage: usageOf(c?.usage),
-            metadata: { finish_reason: choice?.finish_reason ?? null, response_id: c?.id, response_model: c?.model },
-          };
-        },
-        deferEnd: streaming ? endWhenStreamEnds(() => new ChunkAccumulator()) : undefined,
-        revive: (recorded, entry) => {
-          const completion = replayedCompletion(recorded, entry, String(params?.model ?? ''));
-          return streaming ? iterableOf(chunksOf(completion)) : completion;
-        },
-      },
-    });
-  };
+  const create = recordedCreate(completions, {
+    name,
+    metadata: opts.metadata,
+    extract: (c: ChatCompletion) => {
+      const choice = c?.choices?.[0];
+      return {
+        output: llmOutput(choice?.message?.content ?? '', callsOf(choice?.message?.tool_calls)),
+        usage: usageOf(c?.usage),
+        metadata: { finish_reason: choice?.finish_reason ?? null, response_id: c?.id, response_model: c?.model },
+      };
+    },
+    accumulator: () => new ChunkAccumulator(),
+    replayed: replayedCompletion,
+    eventsOf: chunksOf,
+  });
   const wrappedCompletions = withCreate(completions, create);
   const wrappedChat = new Proxy(client.chat, {
     get(target, prop) {
