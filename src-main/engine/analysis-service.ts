@@ -22,7 +22,11 @@ export interface Analysis {
   blame(runIdOrPrefix: string, expected?: string): BlameResult;
   diff(a: string, b: string): DiffResult;
   report(runIdOrPrefix: string, format: ReportFormat): Promise<CallResult<'renderReport'>>;
-  /** Recompute stored blame for runs that changed (keeps list filters and the gate current). */
+  /**
+   * Recompute stored blame for runs that changed (keeps list filters and the gate current).
+   * Runs still being written are skipped: every chunk of a growing run would
+   * otherwise repeat a whole-run blame; they are blamed when they end or when asked.
+   */
   refresh(runIds: string[]): void;
   settings(): Settings;
 }
@@ -41,7 +45,7 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
      ON CONFLICT(run_id) DO UPDATE SET settings_hash = excluded.settings_hash, run_updated = excluded.run_updated,
        healthy = excluded.healthy, blame_score = excluded.blame_score, result = excluded.result, computed_at = excluded.computed_at`,
   );
-  const updatedAt = db.prepare('SELECT updated_at, pipeline FROM runs WHERE run_id = ?');
+  const runState = db.prepare('SELECT updated_at, status FROM runs WHERE run_id = ?');
 
   const reloadSettingsIfChanged = () => {
     const next = loadSettings(paths.settings);
@@ -66,7 +70,7 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     reloadSettingsIfChanged();
     const runId = resolveRunId(db, idOrPrefix);
     if (expected !== undefined) return compute(runId, expected);
-    const { updated_at } = updatedAt.get(runId) as { updated_at: number };
+    const { updated_at } = runState.get(runId) as { updated_at: number };
     const cached = readCached.get(runId, hash, updated_at) as { result: string } | undefined;
     if (cached) return JSON.parse(cached.result) as BlameResult;
     const result = compute(runId);
@@ -101,6 +105,7 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     },
     refresh: (runIds) => {
       for (const id of runIds) {
+        if ((runState.get(id) as { status?: string } | undefined)?.status === 'running') continue;
         try {
           blame(id);
         } catch (err) {

@@ -56,8 +56,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
     importPaths: (a) => {
       const r = importPaths(db, a.paths);
       if (r.changedRuns.length) runsChanged(r.changedRuns);
-      const fresh = r.errors;
-      if (fresh.length) events.emit('import-errors', { errors: fresh });
+      if (r.errors.length) events.emit('import-errors', { errors: r.errors });
       return { imported: r.imported, errors: r.errors };
     },
     listImportErrors: (a) => listImportErrors(db, a.limit),
