@@ -14,7 +14,7 @@ import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
 import { createRecordWriter, touchRuns } from '../store/write-records';
-import { parseTraceLine } from './parse-lines';
+import { parseTraceLine, type ParsedLine } from './parse-lines';
 import { detectFileFormat, parseForeign, type DetectedFormat } from './foreign-formats';
 
 /**
@@ -163,12 +163,11 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     // A last line without newline: complete if it parses, otherwise a truncated write.
     const text = carry.toString('utf8');
     const parsed = text.trim() === '' ? null : parseTraceLine(text, line + 1);
-    // (parsed twice on this rare path: once to decide, once in handleLine)
     if (parsed && parsed.kind === 'record') {
       offset += carry.length;
       line += 1;
       linesRead += 1;
-      handleLine(text, line);
+      accept(parsed, line);
       pendingEnd = { offset, line };
     } else if (parsed) {
       pendingProblems.push({ file, line: line + 1, level: 'warning', message: 'last line is incomplete (no newline, not a complete record); it will be read if the file grows' });
@@ -179,7 +178,11 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
 
   function handleLine(text: string, lineNo: number): boolean {
     if (text.length === 0 || text.trim() === '') return false;
-    const parsed = parseTraceLine(text, lineNo);
+    return accept(parseTraceLine(text, lineNo), lineNo);
+  }
+
+  /** Queues a parsed line's record or problem; true when the file is refused. */
+  function accept(parsed: ParsedLine, lineNo: number): boolean {
     if (parsed.kind === 'record') {
       pending.push(parsed.record);
       pendingLines.push(lineNo);
