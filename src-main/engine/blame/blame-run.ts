@@ -38,6 +38,8 @@ export interface BlameContext extends ScoringContext {
   expected?: string;
   /** Other runs of the same pipeline, with verdicts, for the across-runs spectrum rule. */
   history?: RunDetail[];
+  /** The user says this run failed (`tb blame --failed`, "Mark as failed"): blame always ranks suspects. */
+  asserted?: boolean;
 }
 
 function round3(x: number): number {
@@ -91,14 +93,16 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
   const lineage = inferLineage(g, settings);
   result.lineage_edges = lineageEdges(g, lineage);
 
+  const asserted: Failure = { kind: 'asserted', description: 'the user marked the run as failed' };
   let failure = failureBeforeLineage(detail, g, assess, recovered, settings);
+  if (failure === null && ctx.asserted) failure = asserted;
   if (failure === null) return result;
   const slice = new Set<number>();
   if (lineage.finalProducer >= 0) {
     for (const p of upstreamOf(g, lineage, lineage.finalProducer)) slice.add(p);
     slice.add(lineage.finalProducer);
   }
-  if (failure === 'needs-lineage') failure = failureFromSlice(g, assess, recovered, settings, slice);
+  if (failure === 'needs-lineage') failure = failureFromSlice(g, assess, recovered, settings, slice) ?? (ctx.asserted ? asserted : null);
   if (failure === null) return result;
 
   const loops = findLoops(g, lineage, settings);

@@ -14,7 +14,7 @@ import type { RunGraph } from './run-graph';
 import { jsonText } from '../scoring/json-text';
 
 export interface Failure {
-  kind: 'verdict' | 'run-error' | 'incomplete' | 'user-score' | 'unrecovered-error' | 'bad-output';
+  kind: 'asserted' | 'verdict' | 'run-error' | 'incomplete' | 'user-score' | 'unrecovered-error' | 'bad-output';
   description: string;
 }
 

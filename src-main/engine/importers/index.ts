@@ -18,6 +18,7 @@ export { exportOtlp } from './otlp-export';
 export const SUPPORTED_FORMATS_DESCRIPTION =
   'supported: Traceback native JSON Lines; OTLP/JSON traces (an ExportTraceServiceRequest document or JSON Lines of them, with OpenTelemetry GenAI, OpenInference or Traceloop/OpenLLMetry attributes); LangChain/LangSmith run trees (runs with run_type and child_runs, or a flat list with parent_run_id); chat transcripts (a JSON array of {role|name, content} messages)';
 
+const CUT_TRANSCRIPT_HEAD = /^\s*(?:\{\s*"messages"\s*:\s*)?\[\s*\{\s*"(?:role|name|source|content)"\s*:/;
 const NATIVE_RECORD = /"type"\s*:\s*"(run-start|step-start|step-end|run-end|verdict|score)"/;
 
 function firstJsonValue(head: string): unknown {
@@ -55,6 +56,8 @@ export function detectForeignFormat(head: string, _fileName: string): ForeignFor
   if (NATIVE_RECORD.test(text.slice(0, 2000))) return null;
   const message = isObject(value) && Array.isArray(value.messages) ? value.messages[0] : first;
   if (looksLikeChatMessage(message)) return 'chat-transcript';
+  // A transcript whose first message is longer than the head: judge by how the first message starts.
+  if (value === undefined && CUT_TRANSCRIPT_HEAD.test(text) && /"content"\s*:/.test(text) && !/"run_type"\s*:/.test(text)) return 'chat-transcript';
   return null;
 }
 
