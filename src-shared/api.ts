@@ -16,6 +16,8 @@ const runId = z.string().min(1).max(200);
 /** A step of a run: replay key, step id, or unique name. */
 const stepRef = z.string().min(1).max(2000);
 const trialsPerArm = z.number().int().min(1).max(500);
+const approvalSha = z.string().regex(/^[0-9a-fA-F]{16,64}$/);
+const envNames = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(200)).max(100);
 
 export const RUN_FILTERS = ['all', 'failed', 'blamed', 'healthy', 'running', 'forked', 'imported'] as const;
 export type RunFilter = (typeof RUN_FILTERS)[number];
@@ -59,6 +61,10 @@ export const callSchemas = {
       approve: z.boolean().optional(),
       clopperPearson: z.boolean().optional(),
       wait: z.boolean().optional(),
+      /** estimate.approval.sha (or a prefix of 16+ hex digits): binds the approval to what was shown. */
+      approvedCommand: approvalSha.optional(),
+      /** Extra environment variable names the trials receive. */
+      env: envNames.optional(),
     })
     .strict(),
   listExperiments: z.object({ runId: runId.optional(), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
@@ -77,6 +83,8 @@ export const callSchemas = {
       parallel: z.number().int().min(1).max(64).optional(),
       timeoutS: z.number().min(0.1).max(86_400).optional(),
       approve: z.boolean().optional(),
+      approvedCommand: approvalSha.optional(),
+      env: envNames.optional(),
     })
     .strict(),
 };

@@ -103,6 +103,15 @@ export interface ExperimentEstimate {
   command: { argv: string[]; cwd: string | null; env: Record<string, string> };
   approval_needed: boolean;
   warnings: string[];
+  /**
+   * What the user approves: `shown` is the command exactly as displayed (escaped,
+   * one line); `sha` binds an approval to that text and the run's content now
+   * (pass it back as `approvedCommand`); `foreign` when the run was imported
+   * from a file the local SDK did not write. Absent in estimates stored before issue 12.
+   */
+  approval?: { shown: string; sha: string; foreign: boolean };
+  /** The environment names a trial receives (values are never listed). */
+  trial_env?: string[];
 }
 
 export interface ExperimentSummary {
@@ -211,4 +220,6 @@ export interface BlameConfirmation {
    * enters, the later ones only carry it.
    */
   root_cause_step_id: string | null;
+  /** About a reference the user named (another input, foreign, no passing verdict). Absent before issue 12. */
+  warnings?: string[];
 }

@@ -47,6 +47,11 @@ export interface Run extends RunSummary {
   user_scores: Score[];
   /** Unknown fields found in the run's records, kept verbatim. */
   extra: Record<string, Json>;
+  /**
+   * local: read from a native file in this home's inbox (written by the local SDK or a trial).
+   * foreign: imported from anywhere else; never chosen as a reference or used as live input without the user's say.
+   */
+  origin?: 'local' | 'foreign';
 }
 
 export interface Score {

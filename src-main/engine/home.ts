@@ -9,6 +9,8 @@ export interface HomePaths {
   inbox: string;
   settings: string;
   experiments: string;
+  /** Optional limits and extra environment names for trial processes (experiments/trial-environment.ts). */
+  trialSettings: string;
 }
 
 export function homePaths(home?: string): HomePaths {
@@ -19,6 +21,7 @@ export function homePaths(home?: string): HomePaths {
     inbox: path.join(root, 'inbox'),
     settings: path.join(root, 'settings.json'),
     experiments: path.join(root, 'experiments'),
+    trialSettings: path.join(root, 'trials.json'),
   };
 }
 

@@ -49,9 +49,17 @@ export function printEstimate(e: ExperimentEstimate, runId: string, out: (l: str
   out(`  each trial replays ${e.replayed_steps} recorded step(s) and re-runs ${e.downstream_steps} downstream step(s) live`);
   out(`  estimated from the recording: ${num(e.total.calls)} model/tool calls, ${num(e.total.tokens)} tokens, $${e.total.cost_usd.toFixed(2)}`);
   out(`  the replayed prefix saves ${num(e.saved.calls)} calls and ${num(e.saved.tokens)} tokens`);
-  const env = Object.entries(e.command.env).map(([k, v]) => `${k}=${v} `).join('');
-  out(`  command (from the trace): ${e.command.cwd ? `(in ${safeText(e.command.cwd)}) ` : ''}${safeText(env + e.command.argv.join(' '))}`);
-  out(`  approval: ${e.approval_needed ? 'needed — nothing runs until you pass --approve' : 'given earlier for this pipeline and command'}`);
+  if (e.approval) {
+    // Escaped and shell-quoted by the engine (command-approvals.ts): what is printed is exactly what runs.
+    out(`  command (from the trace, exactly as it will run):`);
+    for (const l of e.approval.shown.split('\n')) out(`    ${safeText(l)}`);
+    if (e.trial_env) out(`  trial environment (names only): ${e.trial_env.join(' ')}`);
+    out(
+      `  approval: ${e.approval_needed ? `needed — nothing runs until you pass --approve-command ${e.approval.sha.slice(0, 16)}` : 'given earlier for this pipeline and command'}`,
+    );
+  } else {
+    out(`  approval: ${e.approval_needed ? 'needed' : 'given earlier for this pipeline and command'}`);
+  }
   for (const w of e.warnings) out(`  warning: ${safeText(w)}`);
 }
 

@@ -62,8 +62,19 @@ describe('tb fork, tb experiments, tb experiment', () => {
     expect(engine.db.prepare('SELECT COUNT(*) AS n FROM experiments').get()).toEqual({ n: 0 });
   });
 
+  it('--approve alone refuses a command never approved, printing it with the approval hash to pass instead', async () => {
+    const r = await tb(forkCommand, [runId, '--at', 'search#0', '--output', '[]', '-n', '1', '--approve']);
+    expect(r.code).toBe(2);
+    const text = r.stderr.join('\n');
+    expect(text).toMatch(/stub-pipeline\.ts/);
+    expect(text).toMatch(/--approve-command [0-9a-f]{16}/);
+    expect(engine.db.prepare('SELECT COUNT(*) AS n FROM experiments').get()).toEqual({ n: 0 });
+  });
+
   it('runs the experiment once approved and prints the contract JSON; the lists show it with its trials', async () => {
-    const r = await tb(forkCommand, [runId, '--at', 'search#0', '--output', '["Avalon","Brindle"]', '-n', '1', '--parallel', '2', '--approve', '--label', 'fix search', '--clopper-pearson', '--json']);
+    const refused = await tb(forkCommand, [runId, '--at', 'search#0', '--output', '[]', '-n', '1']);
+    const sha = /--approve-command ([0-9a-f]{16})/.exec(refused.stderr.join('\n'))![1];
+    const r = await tb(forkCommand, [runId, '--at', 'search#0', '--output', '["Avalon","Brindle"]', '-n', '1', '--parallel', '2', '--approve-command', sha, '--label', 'fix search', '--clopper-pearson', '--json']);
     expect(r.code).toBe(0);
     expect(r.stdout).toHaveLength(1);
     const s = r.json as ExperimentSummary;

@@ -134,6 +134,7 @@ function printConfirmation(c: BlameConfirmation, out: (l: string) => void): void
       out(`${head}: effect ${effect}, p = ${formatP(k.p_value ?? 1)}, BH-adjusted ${formatP(k.p_adjusted ?? 1)}${k.confirmed ? '  CONFIRMED' : ''}  [${k.experiment_id}]`);
     }
   });
+  for (const w of c.warnings ?? []) out(`warning: ${safeText(w)}`);
   const root = c.candidates.find((k) => k.step_id === c.root_cause_step_id);
   out(root ? `Root cause: ${safeText(root.name)} — the earliest step whose passing output alone fixes the run.` : 'No candidate was confirmed: none of them, alone, changes the outcome measurably.');
 }
@@ -143,12 +144,15 @@ export const forkCommand: Command = {
   usage:
     'tb fork RUN --at STEP (--output-file F | --output JSON | --instructions-file F) -n N [--parallel P] [--timeout S] ' +
     '[--oracle-cmd CMD | --expect-equals X | --expect-contains X | --expect-regex R | --expect-json-path P=V] [--approve] [--label L] ' +
-    '[--max-trials M] [--token-ceiling T] [--clopper-pearson] [--estimate] [--json]\n' +
-    '       tb fork RUN --confirm-blame [--reference RUN] [--candidates S1,S2] [--all-differing] -n N [--parallel P] [--timeout S] [--approve] [--json]',
+    '[--max-trials M] [--token-ceiling T] [--clopper-pearson] [--estimate] [--approve-command SHA] [--env NAME]… [--json]\n' +
+    '       tb fork RUN --confirm-blame [--reference RUN] [--candidates S1,S2] [--all-differing] -n N [--parallel P] [--timeout S] [--approve-command SHA] [--env NAME]… [--json]\n' +
+    '  A command from a trace runs only once approved: the refusal (and --estimate) prints it escaped, with its approval hash;\n' +
+    '  pass that hash as --approve-command. --approve alone only confirms a command approved before.',
   summary: 'fork experiment: replay a run up to a step, re-run the rest N times with an edit and N without, compare',
   flags: {
-    values: ['at', 'n', 'parallel', 'timeout', 'label', 'max-trials', 'token-ceiling', 'reference', 'candidates', ...EDIT_FLAGS, ...ORACLE_FLAGS],
+    values: ['at', 'n', 'parallel', 'timeout', 'label', 'max-trials', 'token-ceiling', 'reference', 'candidates', 'approve-command', ...EDIT_FLAGS, ...ORACLE_FLAGS],
     booleans: ['approve', 'clopper-pearson', 'estimate', 'confirm-blame', 'all-differing'],
+    repeatable: ['env'],
   },
   async run(ctx) {
     const [runId, extra] = ctx.args.positional;
@@ -159,7 +163,14 @@ export const forkCommand: Command = {
     const n = numberFlag(ctx.args, 'n', { min: 1, max: 500, integer: true });
     const parallel = numberFlag(ctx.args, 'parallel', { min: 1, max: 64, integer: true });
     const timeoutS = numberFlag(ctx.args, 'timeout', { min: 0.1, max: 86_400 });
-    const approve = ctx.args.booleans.has('approve');
+    // --approve alone never approves a command that was not approved before (issue 12): only the hash printed
+    // with the command does, so an approval always names exactly what was shown.
+    const approvedCommand = v['approve-command'];
+    if (approvedCommand !== undefined && !/^[0-9a-fA-F]{16,64}$/.test(approvedCommand)) {
+      throw new UsageError(`--approve-command takes the approval hash printed with the command (16 to 64 hex digits), got "${safeText(approvedCommand.slice(0, 80))}"`);
+    }
+    const env = ctx.args.lists.env ?? [];
+    const approval = { ...(approvedCommand ? { approvedCommand } : {}), ...(env.length ? { env } : {}) };
     const engine = ctx.engine();
 
     if (ctx.args.booleans.has('confirm-blame')) {
@@ -175,7 +186,7 @@ export const forkCommand: Command = {
           ...(ctx.args.booleans.has('all-differing') ? { scope: 'differing' as const } : {}),
           ...(parallel ? { parallel } : {}),
           ...(timeoutS ? { timeoutS } : {}),
-          ...(approve ? { approve } : {}),
+          ...approval,
         }),
       );
       if (json) ctx.json(c);
@@ -187,6 +198,7 @@ export const forkCommand: Command = {
     const edit = editFromFlags(v);
     if (ctx.args.booleans.has('estimate')) {
       const e = await callEngine(engine, 'estimateExperiment', { runId, at: v.at, edit, n: n ?? 1 });
+      if (env.length && e.trial_env) e.trial_env = [...new Set([...e.trial_env, ...env])].sort();
       if (json) ctx.json(e);
       else printEstimate(e, runId, ctx.out);
       return EXIT_OK;
@@ -208,7 +220,7 @@ export const forkCommand: Command = {
         ...(maxTrials ? { maxTrials } : {}),
         ...(tokenCeiling ? { tokenCeiling } : {}),
         ...(v.label !== undefined ? { label: v.label } : {}),
-        ...(approve ? { approve } : {}),
+        ...approval,
         ...(ctx.args.booleans.has('clopper-pearson') ? { clopperPearson: true } : {}),
       }),
     );

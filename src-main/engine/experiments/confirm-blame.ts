@@ -17,6 +17,8 @@ import { startExperiment, type ExperimentHost, type RunningExperiment } from './
 import { resolveForkStep } from './resolve-fork-step';
 import { benjaminiHochberg } from './statistics';
 import { sameJson } from './validate-edit';
+import { likeInbox, LOCAL_RUN_CONDITION } from '../store/run-origin';
+import type { Json } from '../../../src-shared/trace-format';
 
 export const DEFAULT_MAX_CANDIDATES = 3;
 export const MAX_DIFFERING = 8;
@@ -39,19 +41,48 @@ export interface ConfirmBlameRequest {
   parallel?: number;
   timeoutMs?: number;
   approve?: boolean;
+  /** The approval hash shown with the command (see command-approvals.ts). */
+  approvedSha?: string;
+  /** Extra environment names the trials receive. */
+  env?: string[];
   /** Called with each experiment as it starts (so a caller can cancel it). */
   onExperiment?: (running: RunningExperiment) => void;
 }
 
-/** Newest run of the pipeline, not itself a fork, whose recorded verdict is pass. */
-export function findReferenceRun(db: Db, pipeline: string, excludeRunId: string): RunDetail | null {
-  const row = db
+/** How many passing runs of the pipeline are compared by input before giving up. */
+const REFERENCE_SCAN = 500;
+
+/**
+ * The newest local run of the pipeline, not itself a fork, whose recorded
+ * verdict is pass and whose input equals the failing run's: a transplant
+ * from a run that answered another question tests nothing. Runs imported
+ * from files (foreign) are never picked: their outputs would become the live
+ * input of the user's pipeline without the user's say. Ordered by import
+ * order too, so a trace claiming a future start time cannot jump the queue.
+ */
+export function findReferenceRun(db: Db, source: RunDetail['run']): RunDetail | null {
+  const rows = db
     .prepare(
-      `SELECT run_id FROM runs WHERE pipeline = ? AND run_id <> ? AND provenance IS NULL AND entry IS NOT NULL
-         AND json_extract(verdict, '$.pass') = 1 ORDER BY started_at DESC LIMIT 1`,
+      `SELECT r.run_id, r.input FROM runs r WHERE r.pipeline = @pipeline AND r.run_id <> @run_id AND r.provenance IS NULL AND r.entry IS NOT NULL
+         AND json_extract(r.verdict, '$.pass') = 1 AND ${LOCAL_RUN_CONDITION}
+       ORDER BY MIN(r.started_at, r.imported_at) DESC LIMIT ${REFERENCE_SCAN}`,
     )
-    .get(pipeline, excludeRunId) as { run_id: string } | undefined;
+    .all({ pipeline: source.pipeline, run_id: source.run_id, inbox_like: likeInbox(db) }) as { run_id: string; input: string | null }[];
+  const row = rows.find((r) => sameJson(r.input === null ? null : (JSON.parse(r.input) as Json), source.input ?? null));
   return row ? getRunDetail(db, row.run_id) : null;
+}
+
+/** What the user should know about a reference they named themselves. */
+function referenceWarnings(source: RunDetail, reference: RunDetail): string[] {
+  const w: string[] = [];
+  if (!sameJson(reference.run.input ?? null, source.run.input ?? null)) {
+    w.push(`the reference run ${reference.run.run_id} was given a different input than run ${source.run.run_id}: a transplanted output may answer another question`);
+  }
+  if (reference.run.origin === 'foreign') {
+    w.push(`the reference run ${reference.run.run_id} was imported from ${reference.run.source_file ?? 'a file'}, not written by the local SDK: its outputs become live input to your pipeline because you named it`);
+  }
+  if (reference.run.verdict?.pass !== true) w.push(`the reference run ${reference.run.run_id} has no passing verdict`);
+  return w;
 }
 
 interface Candidate {
@@ -96,9 +127,13 @@ function namedOrBlamed(req: ConfirmBlameRequest, blame: () => BlameResult): Cand
 
 export async function confirmBlame(host: ExperimentHost, req: ConfirmBlameRequest, blame: () => BlameResult): Promise<BlameConfirmation> {
   const source = req.source;
-  const reference = req.reference ?? findReferenceRun(host.db, source.run.pipeline, source.run.run_id);
+  const reference = req.reference ?? findReferenceRun(host.db, source.run);
   if (!reference) {
-    throw new EngineError('bad_request', `no passing run of pipeline "${source.run.pipeline}" to transplant outputs from; record one, or name one as the reference`);
+    throw new EngineError(
+      'bad_request',
+      `no passing run of pipeline "${source.run.pipeline}" with the same input as run ${source.run.run_id} to transplant outputs from ` +
+        `(runs of another input, and runs imported from files, are never picked automatically); record one, or name one with --reference RUN`,
+    );
   }
   if (reference.run.pipeline !== source.run.pipeline) {
     throw new EngineError('bad_request', `the reference run ${reference.run.run_id} is of pipeline "${reference.run.pipeline}", not "${source.run.pipeline}"`);
@@ -137,6 +172,8 @@ export async function confirmBlame(host: ExperimentHost, req: ConfirmBlameReques
       timeoutMs: req.timeoutMs,
       label: `blame confirmation: ${c.step.name} from ${reference.run.run_id.slice(0, 12)}`,
       approve,
+      approvedSha: req.approvedSha,
+      env: req.env,
       groupId,
     });
     // The first start records the approval; the later ones find it.
@@ -166,5 +203,6 @@ export async function confirmBlame(host: ExperimentHost, req: ConfirmBlameReques
     group_id: groupId,
     candidates: ranked,
     root_cause_step_id: confirmed[0]?.step_id ?? null,
+    warnings: req.reference ? referenceWarnings(source, reference) : [],
   };
 }

@@ -40,13 +40,20 @@ export function createExperimentService(deps: ExperimentServiceDeps): Experiment
   const { db } = deps;
   const host = { db, paths: deps.paths, onProgress: deps.onProgress, onRunsChanged: deps.onRunsChanged };
   const running = new Map<string, RunningExperiment>();
+  const lastShown = new Map<string, string>();
   const track = (r: RunningExperiment) => {
     running.set(r.experimentId, r);
     void r.done.finally(() => running.delete(r.experimentId)).catch(() => {});
   };
 
   const handlers: ExperimentHandlers = {
-    estimateExperiment: (a) => prepareExperiment(db, { source: getRunDetail(db, a.runId), at: a.at, edit: a.edit, n: a.n }).estimate,
+    estimateExperiment: (a) => {
+      const source = getRunDetail(db, a.runId);
+      const { estimate } = prepareExperiment(db, { source, at: a.at, edit: a.edit, n: a.n }, deps.paths);
+      // What this engine showed: Start with `approve` alone is bound to exactly this (run content included).
+      if (estimate.approval) lastShown.set(source.run.run_id, estimate.approval.sha);
+      return estimate;
+    },
     startExperiment: async (a) => {
       const r = startExperiment(host, {
         source: getRunDetail(db, a.runId),
@@ -60,6 +67,9 @@ export function createExperimentService(deps: ExperimentServiceDeps): Experiment
         tokenCeiling: a.tokenCeiling,
         label: a.label,
         approve: a.approve,
+        approvedSha: a.approvedCommand,
+        lastShownSha: lastShown.get(resolveRunId(db, a.runId)),
+        env: a.env,
         clopperPearson: a.clopperPearson,
       });
       track(r);
@@ -91,6 +101,8 @@ export function createExperimentService(deps: ExperimentServiceDeps): Experiment
           parallel: a.parallel,
           timeoutMs: a.timeoutS === undefined ? undefined : Math.round(a.timeoutS * 1000),
           approve: a.approve,
+          approvedSha: a.approvedCommand,
+          env: a.env,
           onExperiment: track,
         },
         () => deps.blame(a.runId),

@@ -13,14 +13,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { RunDetail, Step } from '../../../src-shared/model';
 import type { EntryCommand } from '../../../src-shared/trace-format';
-import { buildReplayPlan, REPLAY_PLAN_ENV, type ForkEdit } from '../../../src-shared/replay-plan';
+import { buildReplayPlan, type ForkEdit } from '../../../src-shared/replay-plan';
 import type { Arm, ExperimentEstimate, ExperimentProgress, ExperimentStatus, ExperimentSummary, OracleSpec } from '../../../src-shared/experiments';
 import { EngineError } from '../../../src-shared/result';
 import type { HomePaths } from '../home';
 import type { Db } from '../store/open-database';
 import { getRunDetail } from '../store/read-runs';
 import { importFile } from '../importer/import-file';
-import { approveCommand, displayCommand, isCommandApproved } from './command-approvals';
+import { approveCommand, checkApproval, commandApproval } from './command-approvals';
 import { estimateExperiment } from './estimate-experiment';
 import {
   closeOpenTrials,
@@ -38,6 +38,8 @@ import { resolveForkStep } from './resolve-fork-step';
 import { runProcess } from './run-process';
 import { trialUsage } from './trial-usage';
 import { validateEdit } from './validate-edit';
+import { checkNames, DEFAULT_TRIAL_SETTINGS, readTrialSettings, trialEnv, trialEnvNames, type TrialSettings } from './trial-environment';
+import { sandboxArgv, sandboxKind } from './trial-sandbox';
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
 export const MAX_TRIALS_PER_ARM = 500;
@@ -69,6 +71,12 @@ export interface ExperimentRequest {
   label?: string | null;
   /** The user saw the command and approves it (remembered for this pipeline and command). */
   approve?: boolean;
+  /** The approval hash shown with the command (estimate.approval.sha, or a 16+ digit prefix). */
+  approvedSha?: string;
+  /** The approval hash this engine last showed for the source run (set by the experiment service). */
+  lastShownSha?: string;
+  /** Extra environment names the trials receive (`--env NAME`). */
+  env?: string[];
   clopperPearson?: boolean;
   /** Blame confirmation: the experiments of one confirmation share it. */
   groupId?: string | null;
@@ -90,7 +98,11 @@ export interface RunningExperiment {
 }
 
 /** Every check that needs no process: the fork step, the edit, the command, the numbers. Also the estimate. */
-export function prepareExperiment(db: Db, req: Pick<ExperimentRequest, 'source' | 'at' | 'edit' | 'n'>): PreparedExperiment {
+export function prepareExperiment(
+  db: Db,
+  req: Pick<ExperimentRequest, 'source' | 'at' | 'edit' | 'n' | 'env'>,
+  paths?: HomePaths,
+): PreparedExperiment & { trialSettings: TrialSettings; extraEnv: string[] } {
   const run = req.source.run;
   if (!Number.isInteger(req.n) || req.n < 1 || req.n > MAX_TRIALS_PER_ARM) {
     throw new EngineError('bad_request', `N (trials per arm) must be a whole number from 1 to ${MAX_TRIALS_PER_ARM} (got ${req.n})`);
@@ -105,21 +117,25 @@ export function prepareExperiment(db: Db, req: Pick<ExperimentRequest, 'source' 
   }
   const fork = resolveForkStep(req.source, req.at);
   const edit = validateEdit(req.edit);
-  const estimate = estimateExperiment(req.source, fork, edit, req.n, entry, !isCommandApproved(db, run.pipeline, entry));
-  return { fork, edit, entry, estimate };
+  const approval = commandApproval(db, req.source, entry);
+  const estimate = estimateExperiment(req.source, fork, edit, req.n, entry, !approval.approved_before);
+  const trialSettings = paths ? readTrialSettings(paths) : DEFAULT_TRIAL_SETTINGS;
+  const extraEnv = [...trialSettings.env, ...checkNames(req.env ?? [], '--env')];
+  estimate.approval = { shown: approval.shown, sha: approval.sha, foreign: approval.foreign };
+  estimate.trial_env = trialEnvNames(entry, extraEnv);
+  if (approval.foreign) {
+    estimate.warnings.push(`run ${run.run_id} was imported from ${run.source_file ?? 'a file'}, not written by the local SDK: its recorded outputs become live input to your pipeline; fork it only if you trust that file`);
+  }
+  if (sandboxKind(trialSettings.sandbox) === 'none') {
+    estimate.warnings.push(
+      'no OS sandbox for trials (bubblewrap is not installed, or this is not Linux): each trial runs as you, with a minimal environment and time, memory and output caps only',
+    );
+  }
+  return { fork, edit, entry, estimate, trialSettings, extraEnv };
 }
 
 function newExperimentId(): string {
   return `exp-${randomBytes(6).toString('hex')}`;
-}
-
-/** Values from the trace's entry env that the SDK redacted cannot be passed on. */
-function childEnv(entry: EntryCommand, planFile: string, home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const [k, v] of Object.entries(entry.env ?? {})) if (v !== '[REDACTED]') env[k] = v;
-  env[REPLAY_PLAN_ENV] = planFile;
-  env.TRACEBACK_HOME = home;
-  return env;
 }
 
 /**
@@ -129,8 +145,8 @@ function childEnv(entry: EntryCommand, planFile: string, home: string): NodeJS.P
  */
 export function startExperiment(host: ExperimentHost, req: ExperimentRequest): RunningExperiment {
   const { db, paths } = host;
-  const prepared = prepareExperiment(db, req);
-  const { fork, edit, entry, estimate } = prepared;
+  const prepared = prepareExperiment(db, req, paths);
+  const { fork, edit, entry, estimate, trialSettings, extraEnv } = prepared;
   const source = req.source.run;
   const parallel = req.parallel ?? os.availableParallelism();
   if (!Number.isInteger(parallel) || parallel < 1 || parallel > 64) throw new EngineError('bad_request', `parallelism must be a whole number from 1 to 64 (got ${parallel})`);
@@ -141,15 +157,11 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
   }
   const oracle: OracleSpec = validateOracle(req.oracle ?? { kind: 'verdict' });
   if (req.tokenCeiling !== undefined && !(req.tokenCeiling > 0)) throw new EngineError('bad_request', 'the token ceiling must be a positive number');
-  if (estimate.approval_needed) {
-    if (!req.approve) {
-      throw new EngineError(
-        'bad_request',
-        `this experiment would run the command recorded in run ${source.run_id}'s trace: ${displayCommand(entry)} — nothing from a trace runs without your approval; review it and approve (tb fork … --approve, or Start in the app)`,
-      );
-    }
-    approveCommand(db, source.pipeline, entry);
-  }
+  const approval = commandApproval(db, req.source, entry);
+  const freshApproval = checkApproval(approval, source.run_id, { approve: req.approve, approvedSha: req.approvedSha, lastShownSha: req.lastShownSha });
+  // A foreign run's approval covers that run's content only: it is never remembered for the pipeline.
+  if (freshApproval && !approval.foreign) approveCommand(db, source.pipeline, entry);
+  const sandbox = sandboxKind(trialSettings.sandbox);
 
   const experimentId = newExperimentId();
   const dir = path.join(paths.experiments, experimentId);
@@ -241,19 +253,27 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
       tags: req.label ? { experiment_label: req.label } : undefined,
     });
     fs.writeFileSync(planFile, JSON.stringify(plan));
+    // A private temp folder per trial: TMPDIR, and (sandboxed) the only writable place besides cwd and the inbox.
+    const tmpDir = path.join(dir, `${t.arm}-${t.trial}.tmp`);
+    fs.mkdirSync(tmpDir, { recursive: true });
+    const cwd = entry.cwd ?? process.cwd();
     t.outcome = 'running';
     t.started_at = Date.now();
     updateTrial(db, t);
     progress(t);
 
+    const boxed = sandboxArgv(entry.command, { home: paths.home, inbox: paths.inbox, planDir: dir, cwd, tmpDir }, sandbox);
     const proc = await runProcess({
-      argv: entry.command,
-      cwd: entry.cwd ?? process.cwd(),
-      env: childEnv(entry, planFile, paths.home),
+      argv: boxed.argv,
+      cwd,
+      env: trialEnv({ entry, planFile, tmpDir, extraNames: extraEnv }),
       timeoutMs,
+      memoryCapBytes: trialSettings.memory_mb * 1e6,
+      outputCapBytes: trialSettings.output_mb * 1e6,
       logFile: path.join(dir, `${t.arm}-${t.trial}.log`),
       signal: abort.signal,
     });
+    fs.rmSync(tmpDir, { recursive: true, force: true });
     t.ended_at = Date.now();
     t.duration_ms = Math.round(proc.durationMs);
     t.exit_code = proc.exitCode;
@@ -283,6 +303,9 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
     } else if (proc.timedOut) {
       t.outcome = 'timeout';
       t.detail = `killed after the per-trial timeout of ${timeoutMs / 1000} s`;
+    } else if (proc.overLimit) {
+      t.outcome = 'crashed';
+      t.detail = `killed: it ${proc.overLimit}`;
     } else if (proc.startError) {
       t.outcome = 'crashed';
       t.detail = `the command could not start: ${proc.startError}`;

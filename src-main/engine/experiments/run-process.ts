@@ -14,6 +14,10 @@ export interface ProcessSpec {
   timeoutMs: number;
   logFile: string;
   signal?: AbortSignal;
+  /** Kill the process group when its resident memory exceeds this (Linux: read from /proc). */
+  memoryCapBytes?: number;
+  /** Kill the process group once it has written this much to stdout and stderr together. */
+  outputCapBytes?: number;
 }
 
 export interface ProcessOutcome {
@@ -26,6 +30,8 @@ export interface ProcessOutcome {
   durationMs: number;
   stderrTail: string;
   pid: number | null;
+  /** Set when the process was killed for going over a cap. */
+  overLimit: string | null;
 }
 
 /** Process groups still alive, killed if this process exits first. */
@@ -73,26 +79,38 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
     let cancelled = false;
     let settled = false;
     let child: ChildProcess;
-    const finish = (o: Omit<ProcessOutcome, 'durationMs' | 'stderrTail' | 'timedOut' | 'cancelled' | 'pid'>) => {
+    let overLimit: string | null = null;
+    let written = 0;
+    let memoryTimer: NodeJS.Timeout | undefined;
+    const finish = (o: Omit<ProcessOutcome, 'durationMs' | 'stderrTail' | 'timedOut' | 'cancelled' | 'pid' | 'overLimit'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearInterval(memoryTimer);
       spec.signal?.removeEventListener('abort', onAbort);
       liveChildren.delete(child);
       if (log !== null) fs.closeSync(log);
-      resolve({ ...o, timedOut, cancelled, durationMs: performance.now() - started, stderrTail: stderrTail.trim(), pid: child?.pid ?? null });
+      resolve({ ...o, timedOut, cancelled, overLimit, durationMs: performance.now() - started, stderrTail: stderrTail.trim(), pid: child?.pid ?? null });
     };
     try {
       child = spawn(cmd, args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32', windowsHide: true });
     } catch (err) {
       // spawn throws synchronously for malformed arguments (e.g. a NUL byte), not for a missing program.
-      resolve({ exitCode: null, signal: null, timedOut: false, cancelled: false, startError: (err as Error).message, durationMs: performance.now() - started, stderrTail: '', pid: null });
+      resolve({ exitCode: null, signal: null, timedOut: false, cancelled: false, overLimit: null, startError: (err as Error).message, durationMs: performance.now() - started, stderrTail: '', pid: null });
       if (log !== null) fs.closeSync(log);
       return;
     }
 
     liveChildren.add(child);
     const write = (b: Buffer) => {
+      written += b.length;
+      if (spec.outputCapBytes !== undefined && written > spec.outputCapBytes) {
+        if (overLimit === null) {
+          overLimit = `wrote more than ${Math.round(spec.outputCapBytes / 1e6)} MB of output (the per-trial output cap)`;
+          killTree(child);
+        }
+        return;
+      }
       if (log !== null) {
         try {
           fs.writeSync(log, b);
@@ -114,6 +132,18 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       cancelled = true;
       killTree(child);
     };
+    if (spec.memoryCapBytes !== undefined && process.platform === 'linux' && child.pid !== undefined) {
+      const cap = spec.memoryCapBytes;
+      const pgid = child.pid;
+      memoryTimer = setInterval(() => {
+        const rss = groupRssBytes(pgid);
+        if (rss > cap && overLimit === null) {
+          overLimit = `used ${Math.round(rss / 1e6)} MB of memory, over the per-trial cap of ${Math.round(cap / 1e6)} MB`;
+          killTree(child);
+        }
+      }, MEMORY_POLL_MS);
+      memoryTimer.unref();
+    }
     if (spec.signal?.aborted) onAbort();
     else spec.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (err) => finish({ exitCode: null, signal: null, startError: err.message }));
@@ -130,4 +160,38 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       finish({ exitCode: code, signal: sig, startError: null });
     });
   });
+}
+
+/** How often the memory cap is checked: a runaway allocation of ~1 GB/s overshoots by at most this much. */
+const MEMORY_POLL_MS = 250;
+const PAGE_BYTES = 4096;
+
+/**
+ * Resident memory of every process in a process group, from /proc (Linux).
+ * Node's spawn cannot set an rlimit, and RLIMIT_AS breaks runtimes that
+ * reserve address space up front (V8 reserves gigabytes): polling RSS is
+ * what works for every runtime.
+ */
+export function groupRssBytes(pgid: number): number {
+  let total = 0;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the command name (which may hold spaces and parentheses): state ppid pgrp … rss is field 24.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(rest[2]) !== pgid) continue;
+    total += Number(rest[21]) * PAGE_BYTES;
+  }
+  return total;
 }

@@ -8,6 +8,8 @@ import type { RunFilter } from '../../../src-shared/api';
 import { EngineError } from '../../../src-shared/result';
 import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from '../importer/rows';
 import type { Db } from './open-database';
+import { runOrigin } from './run-origin';
+import { breakParentCycles } from './parent-cycles';
 
 export const LIST_RUNS_SQL = `
 SELECT r.run_id, r.pipeline, r.status, r.started_at, r.ended_at, r.verdict, r.source_format, r.provenance, r.updated_at,
@@ -102,10 +104,13 @@ export function getRunDetail(db: Db, idOrPrefix: string, now = Date.now()): RunD
     if (list) list.push(s);
     else byStep.set(s.step_id, [s]);
   }
-  return {
-    run: runFromRow(row, stepRows.length, now, byStep.get('') ?? []),
-    steps: stepRows.map((s) => stepFromRow(s, byStep.get(s.step_id) ?? [])),
-  };
+  const run = runFromRow(row, stepRows.length, now, byStep.get('') ?? []);
+  run.origin = runOrigin(db, row);
+  const steps = stepRows.map((s) => stepFromRow(s, byStep.get(s.step_id) ?? []));
+  // Parents that form a cycle would send every tree walk round forever: one link per cycle is cut here.
+  const cut = breakParentCycles(steps);
+  if (cut.length) run.extra = { ...run.extra, $parent_cycles_broken: cut.slice(0, 100) };
+  return { run, steps };
 }
 
 export function listImportErrors(db: Db, limit = 500): ImportError[] {

@@ -1,0 +1,77 @@
+/**
+ * OS sandboxing for trial processes, where it exists without root. On Linux
+ * with bubblewrap (`bwrap`) installed, a trial sees the whole file system
+ * read-only except its working folder, its private temp folder and the
+ * inbox; Traceback's home (database, approvals, settings) is replaced by an
+ * empty folder holding only the inbox and the trial's plan; it gets its own
+ * PID namespace and dies with the runner. The network is left as it is:
+ * steps after the fork call real models. Without bwrap (macOS, Windows, a
+ * Linux without it) a trial runs as the user with the minimal environment
+ * only; the estimate says so (docs/security.md).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface SandboxPaths {
+  /** Traceback's home: hidden from the trial. */
+  home: string;
+  inbox: string;
+  /** The folder holding the trial's replay plan (read-only). */
+  planDir: string;
+  /** The trial's working folder (writable). */
+  cwd: string;
+  /** The trial's private temp folder (writable). */
+  tmpDir: string;
+}
+
+export interface Sandboxed {
+  argv: string[];
+  kind: 'bwrap' | 'none';
+}
+
+/** The first executable named `name` on PATH, or null. */
+export function findOnPath(name: string, envPath = process.env.PATH ?? ''): string | null {
+  for (const dir of envPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      if (fs.statSync(file).isFile()) return file;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+export function sandboxKind(mode: 'auto' | 'off'): Sandboxed['kind'] {
+  if (mode === 'off' || process.platform !== 'linux') return 'none';
+  return findOnPath('bwrap') ? 'bwrap' : 'none';
+}
+
+export function sandboxArgv(argv: string[], p: SandboxPaths, kind: Sandboxed['kind']): Sandboxed {
+  if (kind === 'none') return { argv, kind };
+  const bwrap = findOnPath('bwrap');
+  if (!bwrap) return { argv, kind: 'none' };
+  const rw = (dir: string) => ['--bind', dir, dir];
+  return {
+    kind: 'bwrap',
+    argv: [
+      bwrap,
+      '--die-with-parent',
+      '--unshare-pid',
+      '--ro-bind', '/', '/',
+      '--dev', '/dev',
+      '--proc', '/proc',
+      // Order matters: the home is emptied first, then the few folders a trial needs are put back.
+      '--tmpfs', p.home,
+      ...rw(p.inbox),
+      '--ro-bind', p.planDir, p.planDir,
+      ...rw(p.tmpDir),
+      ...rw(p.cwd),
+      '--chdir', p.cwd,
+      '--',
+      ...argv,
+    ],
+  };
+}
