@@ -25,6 +25,49 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
+/**
+ * Deepest nesting accepted in a request body. The deepest legitimate argument
+ * is an edited step output; SDK-recorded values are capped far below this.
+ */
+export const MAX_REQUEST_DEPTH = 512;
+
+/** decodeURIComponent that answers null for a malformed escape (`%ff`, `%E0%A4%A`) instead of throwing. */
+export function safeDecode(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The request target as a URL, or null when it cannot be one (`http://[`). */
+export function parseRequestUrl(target: string | undefined): URL | null {
+  try {
+    return new URL(target ?? '/', 'http://127.0.0.1');
+  } catch {
+    return null;
+  }
+}
+
+/** Nesting depth of a JSON text, without parsing it (brackets inside strings do not count). Linear, no recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i += 1; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      depth += 1;
+      if (depth > max) max = depth;
+    } else if (c === 125 || c === 93) depth -= 1;
+  }
+  return max;
+}
+
 export interface ServeOptions {
   port?: number;
   /** Folder holding the built renderer (index.html + assets). */
@@ -60,7 +103,24 @@ export async function startServer(engine: Engine, opts: ServeOptions): Promise<R
   const sseClients = new Set<http.ServerResponse>();
 
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // Whatever a request holds, it gets an answer and the server lives: one bad byte from a web page must not stop it.
+    try {
+      route(req, res);
+    } catch (err) {
+      if (!res.headersSent) send(res, 500, { ok: false, error: { code: 'internal', message: 'internal error' } });
+      else res.destroy();
+      void err;
+    }
+  });
+  // Malformed request lines and headers are answered by Node with 400 and close; never an uncaught error.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (socket.writable && err.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  function route(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = parseRequestUrl(req.url);
+    if (url === null) return send(res, 400, { ok: false, error: { code: 'bad_request', message: 'malformed request URL' } });
     if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, { ok: false, error: { code: 'bad_request', message: 'unexpected Host header' } });
     const origin = req.headers.origin;
     if (origin && !allowedHosts().has(origin.replace(/^http:\/\//, ''))) {
@@ -69,7 +129,7 @@ export async function startServer(engine: Engine, opts: ServeOptions): Promise<R
     if (url.pathname.startsWith('/api/')) return handleApi(req, res, url);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', 'text/plain');
     return serveStatic(res, url.pathname);
-  });
+  }
 
   function handleApi(req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
     if (url.pathname === EVENTS_PATH && req.method === 'GET') {
@@ -82,7 +142,8 @@ export async function startServer(engine: Engine, opts: ServeOptions): Promise<R
     }
     if (!url.pathname.startsWith(CALL_PREFIX) || req.method !== 'POST') return send(res, 404, { ok: false, error: { code: 'not_found', message: 'unknown endpoint' } });
     if (!sameToken(req.headers[TOKEN_HEADER] as string | undefined, token)) return send(res, 401, { ok: false, error: { code: 'bad_request', message: 'missing or wrong token' } });
-    const name = decodeURIComponent(url.pathname.slice(CALL_PREFIX.length));
+    const name = safeDecode(url.pathname.slice(CALL_PREFIX.length));
+    if (name === null) return send(res, 400, { ok: false, error: { code: 'bad_request', message: 'malformed call name' } });
     if (!isCallName(name)) return send(res, 404, { ok: false, error: { code: 'not_found', message: `unknown call "${name.slice(0, 60)}"` } });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -92,21 +153,34 @@ export async function startServer(engine: Engine, opts: ServeOptions): Promise<R
       if (size > MAX_REQUEST_BYTES) tooBig = true;
       else chunks.push(c);
     });
-    req.on('end', async () => {
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
       if (tooBig) return send(res, 413, { ok: false, error: { code: 'bad_request', message: `request body over ${MAX_REQUEST_BYTES} bytes` } });
+      const text = Buffer.concat(chunks).toString('utf8');
+      // Depth is measured on the text, before JSON.parse and validation walk it (both recurse).
+      const depth = jsonDepth(text);
+      if (depth > MAX_REQUEST_DEPTH) {
+        return send(res, 400, { ok: false, error: { code: 'bad_request', message: `request body nested ${depth} deep; the limit is ${MAX_REQUEST_DEPTH}` } });
+      }
       let args: unknown;
       try {
-        const text = Buffer.concat(chunks).toString('utf8');
         args = text.trim() === '' ? {} : JSON.parse(text);
       } catch {
         return send(res, 400, { ok: false, error: { code: 'bad_request', message: 'request body is not JSON' } });
       }
-      send(res, 200, await engine.call(name, args));
+      engine.call(name, args).then(
+        (result) => send(res, 200, result),
+        () => send(res, 500, { ok: false, error: { code: 'internal', message: 'internal error' } }),
+      );
     });
   }
 
   function serveStatic(res: http.ServerResponse, pathname: string): void {
-    const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+    const decoded = pathname === '/' ? 'index.html' : safeDecode(pathname);
+    if (decoded === null) return send(res, 400, 'malformed path', 'text/plain');
+    // A NUL never reaches the file system (fs throws on it); nor does any control character.
+    if (/[\u0000-\u001f]/.test(decoded)) return send(res, 404, 'not found', 'text/plain');
+    const rel = decoded.replace(/^\/+/, '');
     const file = path.resolve(rendererDir, rel);
     if (!file.startsWith(rendererDir + path.sep)) return send(res, 404, 'not found', 'text/plain');
     fs.readFile(file, (err, data) => {
