@@ -54,11 +54,38 @@ export interface LineageEdge {
   detail?: string;
 }
 
+/** One observation that says a run may have failed, with how strongly it says so. */
+export interface FailureSignal {
+  /** verdict, run-error, incomplete, user-score, unrecovered-error, error-payload, bad-output, hidden-error, final-empty, final-gives-up, final-refusal, guardrail-block, expected-missing, ungrounded-fact, no-progress, samples-disagree, off-topic-answer */
+  name: string;
+  /** In [0, 1]: the settings' `failure.strength.<name>`. */
+  strength: number;
+  /** The step it was seen on; null for the run as a whole. */
+  step_id: string | null;
+  description: string;
+  evidence?: Evidence[];
+}
+
+/** Did the run fail? Decided from the trace alone (or asserted by the user), before and apart from blame. */
+export interface FailureDetection {
+  status: 'failed' | 'healthy' | 'unknown';
+  /** The strongest signal's name ('asserted' when the user said so); null when healthy. */
+  kind: string | null;
+  description: string;
+  /** Strongest first. */
+  signals: FailureSignal[];
+  asserted: boolean;
+}
+
 export interface BlameResult {
   run_id: string;
   healthy: boolean;
-  /** Why the run counts as failed; null when healthy. */
-  failure: { kind: string; description: string } | null;
+  /** Why the run counts as failed; null when healthy. `signals` lists every failure signal, strongest first. */
+  failure: { kind: string; description: string; signals?: FailureSignal[] } | null;
+  /** True when the user asserted the failure (`tb blame --failed`, `--expected`, "Mark as failed"). */
+  asserted?: boolean;
+  /** The failure detector's answer, for every run (healthy and unknown ones too). */
+  detection?: FailureDetection;
   /** Best first; empty for healthy runs. */
   blamed: BlamedStep[];
   /** Steps within a near tie of the top finding. */

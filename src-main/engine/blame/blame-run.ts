@@ -5,13 +5,15 @@
  *   run) → abstention gate (healthy runs stop here) → rules → rank (merge,
  *   collapse repeats, cause before symptom).
  */
-import type { BlamedStep, BlameResult, Confidence } from '../../../src-shared/analysis';
+import type { BlamedStep, BlameResult, Confidence, FailureDetection } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
 import { quoteRun, quoteStep } from '../scoring/evidence-quote';
 import { jsonText } from '../scoring/json-text';
 import { bm25Relevance } from '../scoring/relevance';
 import { assessRun, healthOf, type ScoringContext } from '../scoring/score-run';
-import { failureBeforeLineage, failureFromSlice, type Failure } from './failure-gate';
+import { detectFailure } from './detect-failure';
+import { signalFindings } from './rules-signals';
+import { suspicionFindings } from './rules-suspicion';
 import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
 import { forwardPath, inferLineage, upstreamOf } from './lineage';
 import { lineageEdges } from './lineage-edges';
@@ -46,7 +48,7 @@ function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-function fallbackFinding(w: BlameWork, failure: Failure): Finding | null {
+function fallbackFinding(w: BlameWork, failure: FailureDetection): Finding | null {
   const g = w.graph;
   let target = w.lineage.finalProducer;
   if (target < 0) {
@@ -59,7 +61,7 @@ function fallbackFinding(w: BlameWork, failure: Failure): Finding | null {
   }
   if (target < 0) return null;
   const run = w.detail.run;
-  const runEv = failure.kind === 'run-error' ? quoteRun(run, 'error', run.error?.message) : quoteRun(run, 'verdict', run.verdict?.detail);
+  const runEv = run.error ? quoteRun(run, 'error', run.error.message) : run.verdict ? quoteRun(run, 'verdict', run.verdict.detail) : null;
   return {
     pos: target,
     rule: 'verdict-fallback',
@@ -70,50 +72,20 @@ function fallbackFinding(w: BlameWork, failure: Failure): Finding | null {
   };
 }
 
-export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
+/** Graph, checks, recoveries, lineage, slice and loops of a run: what detection and every rule read. */
+export function prepareBlameWork(detail: RunDetail, ctx: BlameContext): BlameWork {
   const settings = ctx.settings;
   const assess = assessRun(detail, ctx);
   const g = buildRunGraph(detail);
   const recovered = findRecoveries(g, assess, settings);
-  const result: BlameResult = {
-    run_id: detail.run.run_id,
-    healthy: true,
-    failure: null,
-    blamed: [],
-    co_blamed: [],
-    symptoms: [],
-    lineage_path: [],
-    step_scores: assess.map(healthOf),
-    recovered: [...recovered.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([p, r]) => ({ step_id: g.steps[p].step_id, name: g.steps[p].name, by: r.by === null ? null : g.steps[r.by].step_id, reason: r.reason })),
-    loops: [],
-  };
-  // Lineage for every run, healthy ones too: the UI draws it (lineage_edges).
   const lineage = inferLineage(g, settings);
-  result.lineage_edges = lineageEdges(g, lineage);
-
-  const asserted: Failure = { kind: 'asserted', description: 'the user marked the run as failed' };
-  let failure = failureBeforeLineage(detail, g, assess, recovered, settings);
-  if (failure === null && ctx.asserted) failure = asserted;
-  if (failure === null) return result;
   const slice = new Set<number>();
   if (lineage.finalProducer >= 0) {
     for (const p of upstreamOf(g, lineage, lineage.finalProducer)) slice.add(p);
     slice.add(lineage.finalProducer);
   }
-  if (failure === 'needs-lineage') failure = failureFromSlice(g, assess, recovered, settings, slice) ?? (ctx.asserted ? asserted : null);
-  if (failure === null) return result;
-
-  const loops = findLoops(g, lineage, settings);
-  result.loops = loops.map((l) => ({
-    parent_id: l.parent >= 0 ? g.steps[l.parent].step_id : null,
-    name: l.name,
-    count: l.occurrences.length,
-    step_ids: l.occurrences.slice(0, 20).map((p) => g.steps[p].step_id),
-  }));
   const expected = ctx.expected ?? (detail.run.verdict?.expected !== undefined && detail.run.verdict.expected !== null ? jsonText(detail.run.verdict.expected) : null);
-  const w: BlameWork = {
+  return {
     detail,
     settings,
     graph: g,
@@ -121,12 +93,45 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
     recovered,
     lineage,
     slice,
-    loops,
+    loops: findLoops(g, lineage, settings),
     relevance: ctx.relevance ?? bm25Relevance(settings),
     expected: expected && expected.trim() !== '' ? expected : null,
     history: ctx.history ?? [],
     symptoms: [],
   };
+}
+
+export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
+  const w = prepareBlameWork(detail, ctx);
+  const g = w.graph;
+  const asserted = ctx.asserted === true;
+  const detection = detectFailure({ ...w, asserted });
+  const result: BlameResult = {
+    run_id: detail.run.run_id,
+    healthy: true,
+    failure: null,
+    asserted,
+    detection,
+    blamed: [],
+    co_blamed: [],
+    symptoms: [],
+    lineage_path: [],
+    step_scores: w.assess.map(healthOf),
+    recovered: [...w.recovered.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([p, r]) => ({ step_id: g.steps[p].step_id, name: g.steps[p].name, by: r.by === null ? null : g.steps[r.by].step_id, reason: r.reason })),
+    loops: [],
+    // Lineage for every run, healthy ones too: the UI draws it.
+    lineage_edges: lineageEdges(g, w.lineage),
+  };
+  if (detection.status !== 'failed') return result;
+
+  result.loops = w.loops.map((l) => ({
+    parent_id: l.parent >= 0 ? g.steps[l.parent].step_id : null,
+    name: l.name,
+    count: l.occurrences.length,
+    step_ids: l.occurrences.slice(0, 20).map((p) => g.steps[p].step_id),
+  }));
   const errs = errorFindings(w);
   const findings: Finding[] = [
     ...errs.findings,
@@ -140,15 +145,17 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
     ...expectedFindings(w),
     ...spectrumFindings(w),
     ...noProgressFindings(w),
+    ...signalFindings(w, detection),
   ];
+  findings.push(...suspicionFindings(w, findings));
   if (findings.length === 0) {
-    const fb = fallbackFinding(w, failure);
+    const fb = fallbackFinding(w, detection);
     if (fb) findings.push(fb);
   }
   const ranked = rankFindings(w, findings, errs.budget);
 
   result.healthy = false;
-  result.failure = { kind: failure.kind, description: failure.description };
+  result.failure = { kind: detection.kind ?? 'asserted', description: detection.description, signals: detection.signals };
   const toBlamed = (f: Finding, confidence: Confidence): BlamedStep => {
     const s = g.steps[f.pos];
     return {
@@ -171,7 +178,7 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
     .map((s) => ({ step_id: g.steps[s.pos].step_id, name: g.steps[s.pos].name, caused_by: g.steps[s.causedBy].step_id, reason: s.reason }));
   const top = ranked.causes[0];
   if (top) {
-    const path = lineage.finalProducer >= 0 ? forwardPath(g, lineage, top.pos, lineage.finalProducer) : null;
+    const path = w.lineage.finalProducer >= 0 ? forwardPath(g, w.lineage, top.pos, w.lineage.finalProducer) : null;
     result.lineage_path = (path ?? [top.pos]).map((p) => g.steps[p].step_id);
   }
   return result;

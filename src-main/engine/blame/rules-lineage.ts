@@ -245,6 +245,8 @@ export function unusedContextFindings(w: BlameWork): Finding[] {
 }
 
 const FABRICABLE = new Set(['number', 'date', 'id', 'email', 'url']);
+/** Step types whose output can be an answer in words (an agent or chain step may write the answer itself). */
+const ANSWERING = new Set(['llm', 'agent', 'generic']);
 
 /**
  * A number the answer computed from the numbers it was given is derived, not
@@ -268,24 +270,42 @@ function derivable(x: number, inputs: number[]): boolean {
   return false;
 }
 
-export function fabricationFindings(w: BlameWork): Finding[] {
-  const g = w.graph;
+/**
+ * Values (numbers, dates, ids, e-mails, URLs) that step `f` states in its
+ * text and that neither the request, nor its own input, nor any earlier step
+ * supplied — and, for numbers, that no one operation on the numbers it was
+ * given derives.
+ */
+export function madeUpValues(w: BlameWork, f: number, text: string): Value[] {
   const lin = w.lineage;
-  const f = lin.finalProducer;
-  // Only a final answer in words can state a made-up value (tool-call arguments and ids are not answers).
-  if (f < 0 || g.steps[f].type !== 'llm' || g.steps[f].status !== 'ok' || w.detail.run.output === null) return [];
-  const answer = llmText(g.steps[f].output);
-  if (answer.trim() === '') return [];
   const inKeys = new Set(lin.inValuesOf(f).map((v) => v.key));
   const numbers = [...lin.inValuesOf(f), ...lin.runInputValues].filter((v) => v.kind === 'number').map((v) => Number(v.key.slice(7)));
   const made: Value[] = [];
-  for (const v of valuesOf(answer)) {
+  for (const v of valuesOf(text)) {
     if (!FABRICABLE.has(v.kind) || inKeys.has(v.key)) continue;
     const first = lin.firstSeen.get(v.h, NOT_SEEN);
     if (first !== NOT_SEEN && (first === RUN_INPUT || first < f)) continue;
     if (v.kind === 'number' && derivable(Number(v.key.slice(7)), numbers)) continue;
     if (!made.some((m) => m.key === v.key)) made.push(v);
   }
+  return made;
+}
+
+/** The final producer's text when it is an answer in words (tool-call arguments and ids are not answers). */
+export function finalAnswerOf(w: BlameWork): { pos: number; text: string } | null {
+  const g = w.graph;
+  const f = w.lineage.finalProducer;
+  if (f < 0 || !ANSWERING.has(g.steps[f].type) || g.steps[f].status !== 'ok' || w.detail.run.output === null) return null;
+  const text = llmText(g.steps[f].output);
+  return text.trim() === '' ? null : { pos: f, text };
+}
+
+export function fabricationFindings(w: BlameWork): Finding[] {
+  const g = w.graph;
+  const answer = finalAnswerOf(w);
+  if (!answer) return [];
+  const f = answer.pos;
+  const made = madeUpValues(w, f, answer.text);
   if (made.length === 0) return [];
   const list = made.slice(0, 3).map((v) => q(v.raw, 40)).join(', ');
   return [

@@ -60,9 +60,16 @@ function speakerOf(m: Message): string {
   return 'unknown';
 }
 
+/**
+ * AutoGen/AG2's code executors answer in the chat as a user turn that starts
+ * "exitcode: N (execution succeeded|failed)": a tool result, not a person.
+ */
+const CODE_EXECUTOR_OUTPUT = /^\s*exitcode:\s*-?\d+\s*\(execution\b/i;
+
 function typeOf(m: Message): StepType {
   const role = typeof m.role === 'string' ? m.role : null;
   if (role === 'tool' || role === 'function') return 'tool';
+  if (typeof m.content === 'string' && CODE_EXECUTOR_OUTPUT.test(m.content)) return 'tool';
   if (role === 'system' || role === 'developer') return 'prompt';
   if (role === 'user' || role === 'human') return 'generic';
   return 'agent';

@@ -17,11 +17,35 @@ const ERROR_KEYS = ['error', 'errors', 'exception', 'err', 'error_message', 'err
 const FAILED_STATUS = new Set(['error', 'failed', 'failure', 'fail']);
 const ERROR_STRING = /^\s*(?:error\b|exception\b|traceback \(most recent call last\)|fatal\b|http\s*[45]\d\d\b|[45]\d\d (?:bad|not|internal|service|forbidden|unauthorized))/i;
 const NOT_FOUND = /\b(?:not found|no such|does not exist|404)\b/i;
+/**
+ * Error text inside a longer payload: a code runner's non-zero exit status
+ * ("exitcode: 1", "exit code 2", "exited with code 127", "returncode=1") or a
+ * Python traceback anywhere in the text (code interpreters return stdout and
+ * stderr together, so the traceback is rarely at the start).
+ */
+const NONZERO_EXIT = /\b(?:exit ?code|exit status|return ?code|exited with (?:code|status))\s*[:=]?\s*(-?[1-9]\d*)\b/i;
+const TRACEBACK = /^Traceback \(most recent call last\):|^\s*File "[^"]+", line \d+/m;
+const TRACEBACK_ERROR_LINE = /^([A-Z][A-Za-z]*(?:Error|Exception|Exit|Interrupt))(?::\s*(.*))?$/m;
+
+/** A non-zero exit status or a traceback in a text payload, with the line to quote. */
+function embeddedFailure(text: string): { quote: string; why: string } | null {
+  const head = text.length > 20_000 ? text.slice(0, 20_000) : text;
+  const tb = TRACEBACK.exec(head);
+  if (tb) {
+    const last = TRACEBACK_ERROR_LINE.exec(head.slice(tb.index));
+    return { quote: (last ? last[0] : tb[0]).trim().slice(0, 120), why: 'the payload holds a traceback' };
+  }
+  const exit = NONZERO_EXIT.exec(head);
+  if (exit) return { quote: exit[0], why: `the payload reports a non-zero exit status (${exit[1]})` };
+  return null;
+}
 
 /** What about this payload says "failure", with the text to quote; null when nothing does. */
 export function errorShapeOf(output: Json | null): { hard: boolean; quote: string; why: string } | null {
   if (typeof output === 'string') {
     if (ERROR_STRING.test(output)) return { hard: true, quote: output.trim().split('\n')[0].slice(0, 120), why: 'the payload is an error message' };
+    const embedded = embeddedFailure(output);
+    if (embedded) return { hard: true, ...embedded };
     if (output.length < 200 && NOT_FOUND.test(output)) return { hard: false, quote: output.match(NOT_FOUND)![0], why: 'the payload says the thing was not found' };
     return null;
   }
@@ -37,6 +61,15 @@ export function errorShapeOf(output: Json | null): { hard: boolean; quote: strin
   if (output.success === false || output.ok === false) return { hard: true, quote: 'false', why: 'the payload reports success = false' };
   if (typeof output.status === 'string' && FAILED_STATUS.has(output.status.toLowerCase())) {
     return { hard: true, quote: output.status, why: `the payload's status is "${output.status}"` };
+  }
+  for (const k of ['exit_code', 'exitCode', 'returncode', 'return_code']) {
+    const v = output[k];
+    if (typeof v === 'number' && v !== 0) return { hard: true, quote: String(v), why: `the payload's ${k} is ${v}` };
+  }
+  for (const k of ['stderr', 'stdout', 'output', 'result']) {
+    const v = output[k];
+    const embedded = typeof v === 'string' ? embeddedFailure(v) : null;
+    if (embedded) return { hard: true, ...embedded };
   }
   for (const k of ['status_code', 'statusCode', 'http_status']) {
     const v = output[k];
