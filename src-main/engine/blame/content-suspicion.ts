@@ -45,6 +45,11 @@ const LOOKUP_TYPES = new Set(['tool', 'retrieval']);
 /** Kinds a model can state wrongly; capitalised names are too common in prose to count as facts on their own. */
 const FACT_KINDS = new Set(['number', 'date', 'id', 'email', 'url']);
 const CODE_FENCE = /```|^(?:def |class |import |from \S+ import |SELECT |const |function )/m;
+/** Does this text hold code (a fenced block, or a line that starts a definition, an import or a query)? */
+export function looksLikeCode(text: string): boolean {
+  return CODE_FENCE.test(text.length > 50_000 ? text.slice(0, 50_000) : text);
+}
+
 /** Candidates scanned for values at most (the latest ones are kept when a run has more). */
 const MAX_CANDIDATES = 2000;
 
@@ -96,7 +101,7 @@ export function suspicionOf(w: BlameWork): StepSuspicion[] {
       answer_origin: 0,
       error_writer: 0,
       ungrounded: 0,
-      acts: CODE_FENCE.test(text) || hasToolCalls(g.steps[p].output) ? 1 : 0,
+      acts: looksLikeCode(text) || hasToolCalls(g.steps[p].output) ? 1 : 0,
       length: Math.min(1, text.length / cfg.length_saturation),
       position: cands.length > 1 ? i / (cands.length - 1) : 0,
     };

@@ -16,6 +16,8 @@ import { coverage, termSet } from '../scoring/text-terms';
 import { valuesOf } from './value-features';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 import { isAncestor } from './run-graph';
+import { looksLikeCode } from './content-suspicion';
+import { inputProducerOf } from './rules-errors';
 
 export function expectedFindings(w: BlameWork): Finding[] {
   const expected = w.expected?.trim();
@@ -56,17 +58,18 @@ export function expectedFindings(w: BlameWork): Finding[] {
       if (!g.live[p] || (t !== 'retrieval' && t !== 'tool')) continue;
       if (source === -1 || (w.slice.has(p) && !w.slice.has(source))) source = p;
     }
-    const target = source >= 0 ? source : f;
-    if (target < 0) return [];
+    // A tool that ran model-written code computed what the code said: "never present" does not say which
+    // step of the model's work went wrong, so the content rules (suspicion) rank the candidates instead.
+    if (source >= 0 && g.steps[source].type === 'tool' && looksLikeCode(lin.inTextOf(source)) && inputProducerOf(w, source) >= 0) return [];
+    // With no lookup at all, the answer was the model's own: the content rules rank where it went wrong.
+    if (source < 0) return [];
+    const target = source;
     return [
       {
         pos: target,
         rule: 'expected-never-present',
-        strength: source >= 0 ? st.expected_never_present : st.expected_never_present * 0.75,
-        reason:
-          source >= 0
-            ? `No step's output ever held the expected ${q(expected, 60)}; ${stepLabel(w, source)} is where it should have been brought in.`
-            : `No step's output ever held the expected ${q(expected, 60)}, and ${stepLabel(w, f)} answered without it.`,
+        strength: st.expected_never_present,
+        reason: `No step's output ever held the expected ${q(expected, 60)}; ${stepLabel(w, source)} is where it should have been brought in.`,
         evidence: evidenceList(quoteStep(g.steps[target], 'output') ?? quoteStep(g.steps[target], 'input'), expectedEv),
         dependent: false,
       },
