@@ -6,22 +6,43 @@ import type { Db } from './store/open-database';
 import { fileErrors, importFile } from './importer/import-file';
 import { TRACE_FILE } from './importer/watch-inbox';
 
-function expand(p: string, depth = 3): string[] {
+/**
+ * The trace files under a path. A dangling link, a FIFO, a device or a socket
+ * is skipped with a warning and never opened (a FIFO would block forever); a
+ * folder that cannot be read is reported and the rest go on.
+ */
+function expand(p: string, skipped: ImportError[], depth = 3): string[] {
   let st: fs.Stats;
   try {
     st = fs.statSync(p);
   } catch {
-    return [p]; // importFile reports the missing file with its name
+    return [p]; // importFile reports the missing file (or dangling link) with its name
   }
   if (!st.isDirectory()) return [p];
   if (depth === 0) return [];
-  return fs
-    .readdirSync(p)
-    .sort()
-    .flatMap((name) => {
-      const child = path.join(p, name);
-      return fs.statSync(child).isDirectory() ? expand(child, depth - 1) : TRACE_FILE.test(name) ? [child] : [];
-    });
+  let names: string[];
+  try {
+    names = fs.readdirSync(p).sort();
+  } catch (err) {
+    skipped.push({ file: p, line: 0, level: 'error', message: `cannot read folder: ${(err as Error).message}` });
+    return [];
+  }
+  const out: string[] = [];
+  for (const name of names) {
+    const child = path.join(p, name);
+    let cst: fs.Stats;
+    try {
+      cst = fs.statSync(child);
+    } catch {
+      if (TRACE_FILE.test(name)) skipped.push({ file: child, line: 0, level: 'warning', message: 'skipped: a link to nothing (dangling symbolic link)' });
+      continue;
+    }
+    if (cst.isDirectory()) for (const f of expand(child, skipped, depth - 1)) out.push(f);
+    else if (!TRACE_FILE.test(name)) continue;
+    else if (!cst.isFile()) skipped.push({ file: child, line: 0, level: 'warning', message: `skipped: ${cst.isFIFO() ? 'a named pipe (FIFO)' : cst.isSocket() ? 'a socket' : 'a device or special file'}, not a regular file` });
+    else out.push(child);
+  }
+  return out;
 }
 
 export interface ImportPathsOutcome extends ImportReport {
@@ -36,8 +57,17 @@ export function importPaths(db: Db, paths: string[]): ImportPathsOutcome {
   const imported: ImportReport['imported'] = [];
   const errors: ImportError[] = [];
   const changed = new Set<string>();
-  for (const file of paths.flatMap((p) => expand(path.resolve(p)))) {
-    const r = importFile(db, file, { final: true });
+  const files = paths.flatMap((p) => expand(path.resolve(p), errors));
+  for (const file of files) {
+    let r: ReturnType<typeof importFile>;
+    try {
+      r = importFile(db, file, { final: true });
+    } catch (err) {
+      // One bad file never stops a folder; a fault of the database itself does (every later file would fail too).
+      if (/^SQLITE_(CORRUPT|NOTADB|FULL|READONLY|IOERR)/.test(String((err as { code?: unknown }).code ?? ''))) throw err;
+      errors.push({ file, line: 0, level: 'error', message: `import failed: ${(err as Error).message}` });
+      continue;
+    }
     r.changedRuns.forEach((id) => changed.add(id));
     const recorded = fileErrors(db, r.file);
     // Problems not recorded in the store (e.g. an unreadable file) are still reported.

@@ -1,22 +1,76 @@
 /**
  * Caps on stored trace fields. A single 50 MB tool payload must not make the
  * runs list or the step panel unusable; the preview keeps what a person reads.
+ * A value nested thousands deep (JSON.stringify recurses and overflows the
+ * stack near 4,000 levels on Node 20, measured) is cut at MAX_DEPTH instead of
+ * failing its whole block.
  */
 import type { Json } from '../../../src-shared/trace-format';
 
 /** Largest JSON text stored for one field (input, output, metadata...). */
 export const MAX_FIELD_CHARS = 1_000_000;
 const PREVIEW_CHARS = 20_000;
+/** Deepest nesting stored; deeper values are replaced by a marker. Far above anything an SDK records. */
+export const MAX_DEPTH = 256;
+export const DEPTH_MARKER = `[nested deeper than ${MAX_DEPTH} levels: dropped on import]`;
+
+export interface StoredJson {
+  text: string | null;
+  truncated: boolean;
+  /** How many values were replaced by DEPTH_MARKER (0 when none). */
+  depthDropped: number;
+}
 
 /** JSON text for a value, or a truncation marker object when it is too large. */
-export function storedJson(value: unknown): { text: string | null; truncated: boolean } {
-  if (value === undefined) return { text: null, truncated: false };
-  const text = JSON.stringify(value);
-  if (text.length <= MAX_FIELD_CHARS) return { text, truncated: false };
+export function storedJson(value: unknown): StoredJson {
+  if (value === undefined) return { text: null, truncated: false, depthDropped: 0 };
+  let text: string;
+  let depthDropped = 0;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    // Only a stack overflow is expected here (the value came from JSON.parse: no cycles, no BigInt).
+    if (!(err instanceof RangeError)) throw err;
+    const cut = limitDepth(value, MAX_DEPTH);
+    depthDropped = cut.dropped;
+    text = JSON.stringify(cut.value);
+  }
+  if (text.length <= MAX_FIELD_CHARS) return { text, truncated: false, depthDropped };
   const marker: Json = {
     $truncated: true,
     original_chars: text.length,
     preview: text.slice(0, PREVIEW_CHARS),
   };
-  return { text: JSON.stringify(marker), truncated: true };
+  return { text: JSON.stringify(marker), truncated: true, depthDropped };
+}
+
+/**
+ * A copy of `value` with everything below `max` levels replaced by
+ * DEPTH_MARKER. Iterative (an explicit stack): the input is the very value
+ * that is too deep to recurse over.
+ */
+export function limitDepth(value: unknown, max: number): { value: unknown; dropped: number } {
+  let dropped = 0;
+  const copy = (v: unknown): unknown => (Array.isArray(v) ? new Array(v.length) : typeof v === 'object' && v !== null ? {} : v);
+  const root = copy(value);
+  const stack: { from: unknown; to: unknown; depth: number }[] = [{ from: value, to: root, depth: 1 }];
+  while (stack.length) {
+    const { from, to, depth } = stack.pop()!;
+    if (typeof from !== 'object' || from === null) continue;
+    const entries = Array.isArray(from) ? from.map((v, i) => [i, v] as const) : Object.entries(from);
+    for (const [k, v] of entries) {
+      let out: unknown;
+      if (typeof v === 'object' && v !== null) {
+        if (depth >= max) {
+          out = DEPTH_MARKER;
+          dropped += 1;
+        } else {
+          out = copy(v);
+          stack.push({ from: v, to: out, depth: depth + 1 });
+        }
+      } else out = v;
+      (to as Record<string | number, unknown>)[k] = out;
+    }
+  }
+  return { value: root, dropped };
 }

@@ -42,8 +42,9 @@ export function foldRecords(records: TraceRecord[], opts: FoldOptions = {}): Run
     if (opts.final && row.status === 'running') row.status = 'incomplete';
     const stepRows = [...(steps.get(row.run_id)?.values() ?? [])].sort((a, b) => a.idx - b.idx || a.started_at - b.started_at);
     const runScores = scores.get(row.run_id) ?? [];
+    // Folded in memory, not read from an inbox: foreign, as the store would call it (store/run-origin.ts).
     return {
-      run: runFromRow(row, stepRows.length, now, runScores.filter((sc) => sc.step_id === '')),
+      run: { ...runFromRow(row, stepRows.length, now, runScores.filter((sc) => sc.step_id === '')), origin: 'foreign' as const },
       steps: stepRows.map((s) => stepFromRow(s, runScores.filter((sc) => sc.step_id === s.step_id))),
     };
   });

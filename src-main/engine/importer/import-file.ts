@@ -9,6 +9,7 @@
  * and re-parsed when the file changes; upserts keep that idempotent.
  */
 import fs from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
 import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
@@ -16,6 +17,8 @@ import type { Db } from '../store/open-database';
 import { createRecordWriter, touchRuns } from '../store/write-records';
 import { parseTraceLine, type ParsedLine } from './parse-lines';
 import { detectFileFormat, parseForeign, type DetectedFormat } from './foreign-formats';
+import { MAX_DEPTH } from './field-limits';
+import { collisionMessage, createRunIdResolver } from './run-id-collisions';
 
 /**
  * Bytes read, parsed and committed per transaction: big enough to amortise the commit,
@@ -60,14 +63,21 @@ export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {
   const file = path.resolve(filePath);
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (process.platform === 'win32' ? 0 : fs.constants.O_NONBLOCK));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const problem: ImportError = { file, line: 0, level: 'error', message: e.code === 'ENOENT' ? 'file not found' : `cannot read file: ${e.message}` };
+    const problem: ImportError = { file, line: 0, level: 'error', message: e.code === 'ENOENT' ? 'file not found (or a link to nothing)' : `cannot read file: ${e.message}` };
     return { file, runs: [], changedRuns: [], newErrors: [problem], linesRead: 0 };
   }
   try {
-    const size = fs.fstatSync(fd).size;
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) {
+      // FIFOs, devices and sockets are never read: one could block the importer or never end.
+      const problem: ImportError = { file, line: 0, level: 'warning', message: `skipped: ${specialKind(st)}, not a regular file` };
+      return { file, runs: [], changedRuns: [], newErrors: [problem], linesRead: 0 };
+    }
+    const size = st.size;
     let state = readState(db, file);
     const newErrors: ImportError[] = [];
     if (state && size < state.offset) {
@@ -93,7 +103,10 @@ export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {
 }
 
 function importNative(db: Db, fd: number, file: string, size: number, start: FileState, opts: ImportFileOptions, newErrors: ImportError[]): FileImportResult {
-  const writer = createRecordWriter(db);
+  let writer = createRecordWriter(db);
+  const ids = createRunIdResolver(db, file);
+  // Runs changed by committed blocks (a writer is replaced after a failed block: its caches were rolled back).
+  const touched = new Set<string>();
   let offset = start.offset;
   let line = start.line;
   let linesRead = 0;
@@ -107,19 +120,52 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
   const commit = db.transaction(() => {
     const truncated = writer.applyBatch(pending, file);
     for (let i = 0; i < truncated.length; i++) {
-      for (const f of truncated[i]) pendingProblems.push({ file, line: pendingLines[i], level: 'warning', message: `field "${f}" exceeds the size cap and was stored truncated` });
+      for (const f of truncated[i]) pendingProblems.push({ file, line: pendingLines[i], level: 'warning', message: truncationMessage(f) });
     }
     insertErrors(db, pendingProblems);
     touchRuns(db, writer.touchedRuns());
     saveState(db, file, { offset: pendingEnd.offset, line: pendingEnd.line, format: 'native', refused }, size);
   });
   const flush = () => {
-    commit();
-    newErrors.push(...pendingProblems);
+    try {
+      commit();
+    } catch (err) {
+      // A block that cannot be stored whole is stored record by record, so one bad record costs only
+      // its own line and the stored offset still moves on: a tailed file never sticks on it.
+      if (isDatabaseFault(err)) throw err;
+      commitOneByOne();
+    }
+    for (const id of writer.touchedRuns()) touched.add(id);
+    for (const p of pendingProblems) newErrors.push(p);
     pending = [];
     pendingLines = [];
     pendingProblems = [];
     opts.onChunkCommitted?.(linesRead);
+  };
+
+  const commitOneByOne = () => {
+    const records = pending;
+    const lines = pendingLines;
+    // The failed transaction rolled back rows this writer believes exist.
+    writer = createRecordWriter(db);
+    pending = [];
+    pendingLines = [];
+    for (let i = 0; i < records.length; i++) {
+      pending = [records[i]];
+      pendingLines = [lines[i]];
+      try {
+        db.transaction(() => {
+          const truncated = writer.applyBatch(pending, file);
+          for (const f of truncated[0]) pendingProblems.push({ file, line: lines[i], level: 'warning', message: truncationMessage(f) });
+        })();
+      } catch (err) {
+        if (isDatabaseFault(err)) throw err;
+        pendingProblems.push({ file, line: lines[i], level: 'error', message: `record could not be stored (${(err as Error).message}); skipped` });
+      }
+    }
+    pending = [];
+    pendingLines = [];
+    commit();
   };
 
   const buf = Buffer.allocUnsafe(READ_BYTES);
@@ -137,13 +183,21 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     }
     // Decode the block's complete lines at once (a per-line decode costs more than JSON.parse),
     // and commit once per block: the stored offset is then the byte after the block's last newline.
-    const text = data.toString('utf8', 0, lastNl);
+    let text = data.toString('utf8', 0, lastNl);
+    // Invalid UTF-8 is decoded to U+FFFD; the lines where that happened are reported, not silently changed.
+    const badUtf8 = !isUtf8(data.subarray(0, lastNl));
     let lineStart = 0;
+    if (line === 0 && text.charCodeAt(0) === 0xfeff) {
+      // A byte-order mark from an editor would make the first record (the run-start) invalid JSON.
+      lineStart = 1;
+      pendingProblems.push({ file, line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
+    }
     for (;;) {
       const nl = text.indexOf('\n', lineStart);
       const end = nl === -1 ? text.length : nl;
       line += 1;
       linesRead += 1;
+      if (badUtf8) reportReplacements(text, lineStart, end, line);
       const stop = handleLine(text.charCodeAt(end - 1) === 13 ? text.slice(lineStart, end - 1) : text.slice(lineStart, end), line);
       if (stop) {
         // A refused file is re-read from the start if it ever changes, so its offset hardly matters.
@@ -174,7 +228,13 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     }
   }
   flush();
-  return finish(db, file, [...writer.touchedRuns()], newErrors, linesRead);
+  return finish(db, file, [...touched], newErrors, linesRead);
+
+  function reportReplacements(text: string, from: number, to: number, lineNo: number): void {
+    let count = 0;
+    for (let i = text.indexOf('\ufffd', from); i !== -1 && i < to; i = text.indexOf('\ufffd', i + 1)) count += 1;
+    if (count) pendingProblems.push({ file, line: lineNo, level: 'warning', message: `invalid UTF-8: ${count} character(s) replaced by U+FFFD` });
+  }
 
   function handleLine(text: string, lineNo: number): boolean {
     if (text.length === 0 || text.trim() === '') return false;
@@ -184,27 +244,53 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
   /** Queues a parsed line's record or problem; true when the file is refused. */
   function accept(parsed: ParsedLine, lineNo: number): boolean {
     if (parsed.kind === 'record') {
+      const id = ids.resolve(parsed.record.run_id);
+      if (id.runId !== parsed.record.run_id) {
+        if (id.renamedFrom) pendingProblems.push({ file, line: lineNo, level: 'warning', message: collisionMessage(parsed.record.run_id, id.runId, id.renamedFrom.owner) });
+        parsed.record.run_id = id.runId;
+      }
       pending.push(parsed.record);
       pendingLines.push(lineNo);
       for (const w of parsed.warnings) pendingProblems.push({ file, ...w });
       return false;
     }
-    pendingProblems.push({ file, ...parsed.problem });
     if (parsed.kind === 'refuse') {
-      refused = parsed.problem.message;
+      // Say exactly what was kept: earlier lines of the file were imported.
+      const message = lineNo > 1 ? `${parsed.problem.message.replace('the file was not imported', `line ${lineNo} and the rest of the file were not imported (the ${lineNo - 1} line(s) before it were)`)}` : parsed.problem.message;
+      pendingProblems.push({ file, ...parsed.problem, message });
+      refused = message;
       return true;
     }
+    pendingProblems.push({ file, ...parsed.problem });
     return false;
   }
 }
 
 function importForeign(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[]): FileImportResult {
-  const text = fs.readFileSync(fd, 'utf8');
+  const bytes = fs.readFileSync(fd);
+  const text = bytes.toString('utf8');
   const parsed = parseForeign(text, format, file);
+  if (!isUtf8(bytes)) {
+    let count = 0;
+    for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) count += 1;
+    parsed.errors.push({ line: 1, level: 'warning', message: `invalid UTF-8: ${count} character(s) replaced by U+FFFD` });
+  }
+  if (text.charCodeAt(0) === 0xfeff) parsed.errors.push({ line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
   const writer = createRecordWriter(db);
   const problems: ImportError[] = parsed.errors.map((e) => ({ file, ...e }));
+  const ids = createRunIdResolver(db, file);
+  for (const r of parsed.records) {
+    const id = ids.resolve(r.run_id);
+    if (id.renamedFrom) problems.push({ file, line: 1, level: 'warning', message: collisionMessage(r.run_id, id.runId, id.renamedFrom.owner) });
+    r.run_id = id.runId;
+  }
   db.transaction(() => {
-    writer.applyBatch(parsed.records, file);
+    const truncated = writer.applyBatch(parsed.records, file);
+    truncated.forEach((fields, i) => {
+      const r = parsed.records[i];
+      const where = 'step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`;
+      for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${where}: ${truncationMessage(f)}` });
+    });
     // A foreign file does not grow: a run it never ended is incomplete, not running.
     const mark = db.prepare(`UPDATE runs SET status = 'incomplete' WHERE run_id = ? AND status = 'running'`);
     for (const id of writer.touchedRuns()) mark.run(id);
@@ -213,6 +299,27 @@ function importForeign(db: Db, fd: number, file: string, size: number, format: s
   })();
   newErrors.push(...problems);
   return finish(db, file, [...writer.touchedRuns()], newErrors, parsed.records.length);
+}
+
+/** The warning for one entry of RecordWriter's truncation list ("input", or "input:depth:N"). */
+export function truncationMessage(entry: string): string {
+  const [field, kind, count] = entry.split(':');
+  if (kind === 'depth') return `field "${field}": ${count} value(s) nested deeper than ${MAX_DEPTH} levels were replaced by a marker`;
+  return `field "${field}" exceeds the size cap and was stored truncated`;
+}
+
+/** Errors of the database itself (corrupt, full, read-only): retrying record by record cannot help. */
+function isDatabaseFault(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB|FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)/.test(code);
+}
+
+function specialKind(st: fs.Stats): string {
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isDirectory()) return 'a folder';
+  return 'a special file';
 }
 
 function saveState(db: Db, file: string, s: FileState, size: number): void {
@@ -230,7 +337,8 @@ function insertErrors(db: Db, errors: ImportError[]): void {
   for (const e of errors) stmt.run(e.file, e.line, e.level, e.message, now);
 }
 
-function recordErrors(db: Db, errors: ImportError[]): void {
+/** Stores problems for their files (e.g. an import that failed outside importFile's own handling). */
+export function recordErrors(db: Db, errors: ImportError[]): void {
   db.transaction(() => insertErrors(db, errors))();
 }
 

@@ -90,6 +90,8 @@ function jsonField(truncated: string[], field: string, value: unknown): string |
   if (value === undefined) return undefined;
   const s = storedJson(value);
   if (s.truncated) truncated.push(field);
+  // "field:depth:N" — the importer's warning says N values nested too deep were dropped.
+  if (s.depthDropped) truncated.push(`${field}:depth:${s.depthDropped}`);
   return s.text ?? undefined;
 }
 

@@ -7,7 +7,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import path from 'node:path';
 import type { ImportError } from '../../../src-shared/model';
 import type { Db } from '../store/open-database';
-import { importFile } from './import-file';
+import { importFile, recordErrors } from './import-file';
 
 export const TRACE_FILE = /\.(jsonl|ndjson|json)$/i;
 
@@ -38,7 +38,14 @@ export function watchInbox(db: Db, inbox: string, cb: WatchCallbacks): InboxWatc
         if (r.changedRuns.length) cb.onRunsChanged(r.changedRuns);
         if (r.newErrors.length) cb.onErrors(r.newErrors);
       } catch (err) {
-        cb.onErrors([{ file, line: 0, level: 'error', message: `import failed: ${(err as Error).message}` }]);
+        const problem: ImportError = { file, line: 0, level: 'error', message: `import failed: ${(err as Error).message}` };
+        // Stored too, so the error is still listed after a restart (not only pushed to whoever listens now).
+        try {
+          recordErrors(db, [problem]);
+        } catch {
+          // The database itself failed; the event below still reports it.
+        }
+        cb.onErrors([problem]);
       }
       // Yield between files so other work (API calls) interleaves.
       await new Promise((r) => setImmediate(r));

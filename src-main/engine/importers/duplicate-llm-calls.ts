@@ -10,16 +10,26 @@ import type { ForeignStep } from './foreign-run';
 // Layers record the same call a few ms apart; SDK clocks tick in ms.
 const NESTING_TOLERANCE_MS = 5;
 
-function text(value: Json | undefined): string {
-  if (value === undefined || value === null) return '';
+/** Message content nests a few levels at most; a hostile file may nest thousands (no stack overflow here). */
+const MAX_TEXT_DEPTH = 20;
+
+function text(value: Json | undefined, depth = 0): string {
+  if (value === undefined || value === null || depth > MAX_TEXT_DEPTH) return '';
   if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(text).join('\n');
+  if (Array.isArray(value)) return value.map((v) => text(v, depth + 1)).join('\n');
   if (typeof value === 'object') {
-    if ('content' in value) return text(value.content);
-    if ('messages' in value) return text(value.messages);
+    if ('content' in value) return text(value.content, depth + 1);
+    if ('messages' in value) return text(value.messages, depth + 1);
   }
   return '';
 }
+
+/**
+ * Layers that record one call do so within milliseconds, so the spans sit
+ * next to each other in start order: comparing with the most recent calls
+ * only keeps this linear on traces of 100k model calls.
+ */
+const RECENT_CALLS = 64;
 
 function nested(inner: ForeignStep, outer: ForeignStep): boolean {
   if (inner.end === null || outer.end === null) return false;
@@ -44,7 +54,11 @@ export function findDuplicateLlmCalls(ordered: ForeignStep[]): Map<string, strin
   const originals: ForeignStep[] = [];
   for (const step of ordered) {
     if (step.type !== 'llm') continue;
-    const original = originals.find((o) => (nested(step, o) || nested(o, step)) && sameCall(o, step));
+    let original: ForeignStep | undefined;
+    for (let i = originals.length - 1; i >= Math.max(0, originals.length - RECENT_CALLS) && !original; i--) {
+      const o = originals[i];
+      if ((nested(step, o) || nested(o, step)) && sameCall(o, step)) original = o;
+    }
     if (original) duplicates.set(step.id, original.id);
     else originals.push(step);
   }

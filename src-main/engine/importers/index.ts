@@ -84,6 +84,7 @@ export function parseForeignFile(
       runs = [];
   }
   const records: TraceRecord[] = [];
-  for (const run of runs) if (run.steps.length) records.push(...runRecords(run, errors));
+  // A loop, not push(...spread): a spread of 100k+ records overflows the stack.
+  for (const run of runs) if (run.steps.length) for (const r of runRecords(run, errors)) records.push(r);
   return { records, errors };
 }

@@ -173,6 +173,9 @@ function idLines(text: string): Map<string, number> {
   return lines;
 }
 
+/** Paths in messages stop growing past this depth (a 5,000-deep path would be quadratic text). */
+const PATH_DEPTH = 50;
+
 export function parseLangChain(text: string, fileName: string, issues: ForeignIssue[]): ForeignRun[] {
   let doc: unknown;
   try {
@@ -184,32 +187,53 @@ export function parseLangChain(text: string, fileName: string, issues: ForeignIs
   const top: unknown[] = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.runs) ? doc.runs : [doc];
   // Flatten nested child_runs; every run keeps its parent's id.
   const flat: { run: LcRun; parentId: string | null; path: string }[] = [];
-  const walk = (value: unknown, parentId: string | null, path: string, depth: number) => {
+  // An explicit stack, not recursion: child_runs may nest thousands deep. Every level is kept; a path
+  // deeper than PATH_DEPTH is shortened (paths only locate a run in messages).
+  const stack: { value: unknown; parentId: string | null; path: string; depth: number }[] = [];
+  for (let i = top.length - 1; i >= 0; i--) stack.push({ value: top[i], parentId: null, path: Array.isArray(doc) ? `[${i}]` : isObject(doc) && Array.isArray(doc.runs) ? `runs[${i}]` : '$', depth: 0 });
+  while (stack.length) {
+    const { value, parentId, path, depth } = stack.pop()!;
     if (!looksLikeLangChainRun(value)) {
       issues.push({ line: 1, level: 'error', message: `${path}: not a LangChain run (no "run_type"); skipped` });
-      return;
+      continue;
     }
     const run = value as LcRun;
     const explicitParent = typeof run.parent_run_id === 'string' && run.parent_run_id !== '' ? run.parent_run_id : null;
     flat.push({ run, parentId: parentId ?? explicitParent, path });
-    if (Array.isArray(run.child_runs) && depth < 500) run.child_runs.forEach((c, i) => walk(c, typeof run.id === 'string' ? run.id : null, `${path}.child_runs[${i}]`, depth + 1));
-  };
-  top.forEach((r, i) => walk(r, null, Array.isArray(doc) ? `[${i}]` : isObject(doc) && Array.isArray(doc.runs) ? `runs[${i}]` : '$', 0));
+    if (!Array.isArray(run.child_runs)) continue;
+    const base = depth < PATH_DEPTH ? path : `…(depth ${depth})`;
+    for (let i = run.child_runs.length - 1; i >= 0; i--) {
+      stack.push({ value: run.child_runs[i], parentId: typeof run.id === 'string' ? run.id : null, path: `${base}.child_runs[${i}]`, depth: depth + 1 });
+    }
+  }
 
   const lines = idLines(text);
   const lineOf = (id: Json | undefined) => (typeof id === 'string' ? (lines.get(id) ?? 1) : 1);
   const steps = flat.map((f) => ({ f, step: toStep(f.run, f.parentId, f.path, lineOf(f.run.id), issues) }));
   const byId = new Map(steps.filter((s) => s.step).map((s) => [s.step!.id, s]));
-  // A run belongs to the trace of its topmost known ancestor (or its recorded trace_id).
+  // A run belongs to the trace of its topmost known ancestor (or its recorded trace_id). Memoized, so a
+  // long chain costs linear time; a parent cycle ends the walk (run-records.ts cuts it with a warning).
+  const traceIds = new Map<string, string>();
   const traceOf = (entry: (typeof steps)[number]): string => {
+    const chain: (typeof steps)[number][] = [];
+    const onChain = new Set<string>();
     let current = entry;
-    for (let guard = 0; guard < 10_000; guard++) {
+    let found: string | undefined;
+    for (;;) {
+      found = traceIds.get(current.step!.id);
+      if (found !== undefined) break;
+      chain.push(current);
+      onChain.add(current.step!.id);
       const parent = current.step!.parentId !== null ? byId.get(current.step!.parentId) : undefined;
-      if (!parent) break;
+      if (!parent || onChain.has(parent.step!.id)) break;
       current = parent;
     }
-    const recorded = current.f.run.trace_id;
-    return typeof recorded === 'string' && recorded !== '' ? recorded : current.step!.id;
+    if (found === undefined) {
+      const recorded = current.f.run.trace_id;
+      found = typeof recorded === 'string' && recorded !== '' ? recorded : current.step!.id;
+    }
+    for (const c of chain) traceIds.set(c.step!.id, found);
+    return found;
   };
   const runs = new Map<string, ForeignRun>();
   for (const entry of steps) {

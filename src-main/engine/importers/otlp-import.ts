@@ -101,7 +101,7 @@ function parseRequests(text: string, issues: ForeignIssue[]): Located[] {
       issues.push({ line: i + 1, level: 'error', message: `line ${i + 1}: not valid JSON (${(error as Error).message}); line skipped` });
       return;
     }
-    out.push(...collectSpans(request, i + 1, null, `line ${i + 1}: `, issues));
+    for (const span of collectSpans(request, i + 1, null, `line ${i + 1}: `, issues)) out.push(span);
   });
   return out;
 }

@@ -38,18 +38,64 @@ function syntheticRoot(missingId: string, children: ForeignStep[]): ForeignStep 
   };
 }
 
+/** Depth of every step below its root, memoized and iterative (linear even for one long chain). Parents must not form cycles. */
+function stepDepths(steps: ForeignStep[], byId: Map<string, ForeignStep>): Map<string, number> {
+  const depths = new Map<string, number>();
+  for (const s of steps) {
+    if (depths.has(s.id)) continue;
+    const chain: ForeignStep[] = [];
+    let cur: ForeignStep | undefined = s;
+    while (cur && !depths.has(cur.id)) {
+      chain.push(cur);
+      cur = cur.parentId === null ? undefined : byId.get(cur.parentId);
+      if (chain.length > steps.length) break; // a cycle: breakCycles runs first, this is a guard
+    }
+    let d = cur ? depths.get(cur.id)! + 1 : 0;
+    for (let i = chain.length - 1; i >= 0; i--) depths.set(chain[i].id, d++);
+  }
+  return depths;
+}
+
+/**
+ * Parents that form a cycle (a names b, b names a) are cut: the step of each
+ * cycle listed last in the file becomes a root, with a warning naming it.
+ */
+export function breakCycles(run: ForeignRun, steps: ForeignStep[], issues: ForeignIssue[]): void {
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const state = new Map<string, 1 | 2>();
+  for (const start of steps) {
+    if (state.has(start.id)) continue;
+    const path: ForeignStep[] = [];
+    let cur: ForeignStep | undefined = start;
+    while (cur && !state.has(cur.id)) {
+      state.set(cur.id, 1);
+      path.push(cur);
+      cur = cur.parentId === null ? undefined : byId.get(cur.parentId);
+    }
+    if (cur && state.get(cur.id) === 1) {
+      const cycle = path.slice(path.indexOf(cur));
+      const cut = cycle[cycle.length - 1];
+      issues.push({
+        line: cut.position.line,
+        level: 'warning',
+        message: `run ${run.runId}: parents form a cycle of ${cycle.length} step(s) (${cycle.slice(0, 4).map((c) => c.id).join(' → ')}${cycle.length > 4 ? ' → …' : ''}); step ${cut.id} at ${cut.position.path} was made a root`,
+      });
+      cut.parentId = null;
+    }
+    for (const s of path) state.set(s.id, 2);
+  }
+}
+
+/** Longest replay key built from parent keys; deeper steps get a key of their own id (keys of a 50,000-deep chain would be quadratic). */
+const MAX_KEY_CHARS = 1000;
+
 /**
  * Start order: stable by start time, then parents before children. A child
  * whose clock put it before its parent waits for the parent.
  */
 export function orderSteps(steps: ForeignStep[]): ForeignStep[] {
   const byId = new Map(steps.map((s) => [s.id, s]));
-  const depth = (s: ForeignStep): number => {
-    let d = 0;
-    for (let p = s.parentId; p !== null && byId.has(p) && d < steps.length; p = byId.get(p)!.parentId) d++;
-    return d;
-  };
-  const depths = new Map(steps.map((s) => [s.id, depth(s)]));
+  const depths = stepDepths(steps, byId);
   const sorted = steps
     .map((s, i) => ({ s, i }))
     .sort((a, b) => a.s.start - b.s.start || depths.get(a.s.id)! - depths.get(b.s.id)! || a.i - b.i)
@@ -57,11 +103,18 @@ export function orderSteps(steps: ForeignStep[]): ForeignStep[] {
   const emitted = new Set<string>();
   const waiting = new Map<string, ForeignStep[]>();
   const out: ForeignStep[] = [];
-  const emit = (s: ForeignStep) => {
-    out.push(s);
-    emitted.add(s.id);
-    for (const child of waiting.get(s.id) ?? []) emit(child);
-    waiting.delete(s.id);
+  // Iterative, depth-first (children right after their parent, in start order): a chain of 50,000 spans is no stack overflow.
+  const emit = (first: ForeignStep) => {
+    const stack = [first];
+    while (stack.length) {
+      const s = stack.pop()!;
+      if (emitted.has(s.id)) continue;
+      out.push(s);
+      emitted.add(s.id);
+      const children = waiting.get(s.id);
+      waiting.delete(s.id);
+      if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    }
   };
   for (const s of sorted) {
     if (s.parentId === null || !byId.has(s.parentId) || emitted.has(s.parentId)) emit(s);
@@ -106,12 +159,14 @@ export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord
     });
   }
 
+  breakCycles(run, unique, issues);
   const adopted = unique.map((s) => (s.parentId !== null && orphansByParent.has(s.parentId) ? { ...s, parentId: `missing-parent:${s.parentId}` } : s));
   const ordered = orderSteps([...synthetic, ...adopted]);
   for (const s of synthetic) ids.add(s.id);
   const index = new Map(ordered.map((s, i) => [s.id, i]));
   const keys = new Map<string, string>();
   const counts = new Map<string, Map<string, number>>();
+  let shortenedKeys = 0;
   for (const step of ordered) {
     const parentKey = step.parentId !== null ? keys.get(step.parentId) : undefined;
     const scope = step.parentId ?? '';
@@ -120,7 +175,15 @@ export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord
     const occurrence = perName.get(step.name) ?? 0;
     perName.set(step.name, occurrence + 1);
     const own = `${keySegment(step.name)}#${occurrence}`;
-    keys.set(step.id, step.replayKey ?? (parentKey ? `${parentKey}/${own}` : own));
+    let key = step.replayKey ?? (parentKey ? `${parentKey}/${own}` : own);
+    if (key.length > MAX_KEY_CHARS) {
+      key = `${keySegment(step.id)}/${own}`;
+      shortenedKeys += 1;
+    }
+    keys.set(step.id, key);
+  }
+  if (shortenedKeys) {
+    issues.push({ line: 1, level: 'warning', message: `run ${run.runId}: ${shortenedKeys} step(s) nested too deep for a path-like replay key got a key from their own id` });
   }
 
   const duplicates = findDuplicateLlmCalls(ordered);
