@@ -54,6 +54,15 @@ export interface LineageEdge {
   detail?: string;
 }
 
+/** What the user said about a run ("Mark as failed…", `tb mark RUN --failed`). */
+export interface RunAssertion {
+  failed: boolean;
+  /** The answer the run should have given, if the user said. */
+  expected: string | null;
+  note: string | null;
+  asserted_at: number;
+}
+
 /** One observation that says a run may have failed, with how strongly it says so. */
 export interface FailureSignal {
   /** verdict, run-error, incomplete, user-score, unrecovered-error, error-payload, bad-output, hidden-error, final-empty, final-gives-up, final-refusal, guardrail-block, expected-missing, ungrounded-fact, no-progress, samples-disagree, off-topic-answer */
@@ -84,6 +93,8 @@ export interface BlameResult {
   failure: { kind: string; description: string; signals?: FailureSignal[] } | null;
   /** True when the user asserted the failure (`tb blame --failed`, `--expected`, "Mark as failed"). */
   asserted?: boolean;
+  /** The stored assertion the result used, if any. */
+  assertion?: RunAssertion | null;
   /** The failure detector's answer, for every run (healthy and unknown ones too). */
   detection?: FailureDetection;
   /** Best first; empty for healthy runs. */

@@ -37,7 +37,12 @@ export const callSchemas = {
   getRun: z.object({ runId }).strict(),
   importPaths: z.object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(1000) }).strict(),
   listImportErrors: z.object({ limit: z.number().int().min(1).max(10_000).optional() }).strict(),
-  blameRun: z.object({ runId, expected: z.string().max(100_000).optional() }).strict(),
+  /** `failed`: the user says the run failed (blame then always ranks suspects); neither option is stored. */
+  blameRun: z.object({ runId, expected: z.string().max(100_000).optional(), failed: z.boolean().optional() }).strict(),
+  /** Stores what the user says about a run ("Mark as failed…", optionally with the expected answer); `failed: false` with `clear` removes it. */
+  markRun: z
+    .object({ runId, failed: z.boolean(), expected: z.string().max(100_000).optional(), note: z.string().max(10_000).optional(), clear: z.boolean().optional() })
+    .strict(),
   diffRuns: z.object({ runA: runId, runB: runId }).strict(),
   renderReport: z.object({ runId, format: z.enum(REPORT_FORMATS) }).strict(),
   exportRun: z.object({ runId, format: z.enum(['otlp']) }).strict(),
@@ -106,6 +111,8 @@ export interface CallResults {
   importPaths: ImportReport;
   listImportErrors: ImportError[];
   blameRun: BlameResult;
+  /** The run's blame after the change. */
+  markRun: BlameResult;
   diffRuns: DiffResult;
   /** PDF content is base64 (`encoding`); the other formats are text. */
   renderReport: { format: ReportFormat; content: string; filename: string; encoding: 'utf8' | 'base64' };

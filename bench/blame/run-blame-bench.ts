@@ -26,6 +26,9 @@ import type { ToolStats } from '../../src-main/engine/scoring/score-tool';
 import { plantAll } from './planted-faults';
 import { seedBlame } from './seed-baseline';
 import { syntheticRun } from './synthetic-run';
+import { detectorLine, newDetectorTally, tallyDetector, type DetectorTally } from './detector-tally';
+import { benchHeldout } from './heldout-bench';
+import { benchWhoWhen } from './whowhen-bench';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const SCENARIO_DIR = join(HERE, 'scenarios');
@@ -104,6 +107,7 @@ export interface AccuracyReport {
   misses: string[];
   notVerbatim: number;
   duplicateBlamed: number;
+  detector: DetectorTally;
 }
 
 /** Blames every scenario and planted fault; tallies hits, false alarms and evidence checks. */
@@ -126,12 +130,14 @@ export function evaluateAccuracy(): AccuracyReport {
   const misses: string[] = [];
   let notVerbatim = 0;
   let duplicateBlamed = 0;
+  const detector = newDetectorTally();
   for (const s of all) {
     const ctx = { settings, toolStats: s.toolStats, history: (byPipeline.get(s.detail.run.pipeline) ?? []).filter((h) => h !== s.detail) };
     const t0 = performance.now();
     const res: BlameResult = blameRun(s.detail, ctx);
     const ms = performance.now() - t0;
     const seed = seedBlame(s.detail, assessRun(s.detail, ctx));
+    tallyDetector(detector, s.expected !== '', res.detection?.status ?? (res.healthy ? 'healthy' : 'failed'));
     const t = tallies.get(s.category) ?? newTally();
     tallies.set(s.category, t);
     for (const x of [t, total]) x.ms += ms;
@@ -180,12 +186,18 @@ export function evaluateAccuracy(): AccuracyReport {
   }
   lines.push(`evidence quotes not verbatim: ${notVerbatim}; duplicate steps blamed: ${duplicateBlamed}`);
   lines.push(...misses);
-  return { lines, total, misses, notVerbatim, duplicateBlamed };
+  return { lines, total, misses, notVerbatim, duplicateBlamed, detector };
 }
 
 export async function benchBlame(): Promise<{ lines: string[]; ok: boolean }> {
   const settings = DEFAULT_SETTINGS;
-  const { lines, total, notVerbatim, duplicateBlamed } = evaluateAccuracy();
+  // Held-out first: the figure to trust. Then the development sets (Who&When, the tuning scenarios).
+  const heldout = benchHeldout(settings);
+  const whoWhen = benchWhoWhen(settings);
+  const tuning = evaluateAccuracy();
+  const { total, notVerbatim, duplicateBlamed } = tuning;
+  const lines = [...heldout.lines, '', ...whoWhen.lines, '', 'TUNING SET (bench/blame/scenarios and planted faults: the rules were written with these)', ...tuning.lines];
+  lines.push(detectorLine('tuning-set failure detector', tuning.detector));
 
   // Timing on synthetic runs after one warm-up: the fastest of several
   // repetitions (least disturbed by other processes on a shared machine),
@@ -229,7 +241,17 @@ export async function benchBlame(): Promise<{ lines: string[]; ok: boolean }> {
   );
 
   const accuracyOk = total.hit1 === total.failures && total.falseAlarms === 0 && notVerbatim === 0 && duplicateBlamed === 0;
-  lines.push(accuracyOk ? 'blame benchmark: goal met (100% hit@1, 0 false alarms)' : 'blame benchmark: goal NOT met');
+  const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : '–');
+  lines.push('');
+  lines.push('SUMMARY (held-out first)');
+  lines.push(
+    `held-out: hit@1 ${pct(heldout.lenient1, heldout.failures)} as opened (strict ${pct(heldout.strict1, heldout.failures)}), ${pct(heldout.assertedLenient1, heldout.failures)} asserted; false alarms ${heldout.falseAlarms}/${heldout.healthy}`,
+  );
+  lines.push(
+    `Who&When (dev): step ${pct(whoWhen.without.step, whoWhen.without.n)} / agent ${pct(whoWhen.without.agent, whoWhen.without.n)} without the answer, ${pct(whoWhen.withTruth.step, whoWhen.withTruth.n)} / ${pct(whoWhen.withTruth.agent, whoWhen.withTruth.n)} with it; baseline ${pct(whoWhen.baseline.step, whoWhen.baseline.n)} / ${pct(whoWhen.baseline.agent, whoWhen.baseline.n)}`,
+  );
+  lines.push(`tuning set: hit@1 ${pct(total.hit1, total.failures)}, false alarms ${total.falseAlarms}/${total.healthy}${accuracyOk ? '' : ' (goal: 100% and 0)'}`);
+  lines.push(detectorLine('held-out detector', heldout.detector));
   return { lines, ok: accuracyOk };
 }
 

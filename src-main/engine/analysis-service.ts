@@ -13,13 +13,22 @@ import { printHtmlToPdf } from '../platform/print-pdf';
 import type { HomePaths } from './home';
 import type { Db } from './store/open-database';
 import { getRunDetail, pipelineHistory, resolveRunId, toolStats } from './store/read-runs';
+import { getRunAssertion, setRunAssertion } from './store/run-assertions';
 import { blameRun } from './blame/index';
 import { diffRuns } from './diff/index';
 import { renderReport } from './report/index';
 import { loadSettings, settingsHash, type Settings } from './scoring/index';
 
+/** Per-call options of blame: an expected answer, and "this run failed" (neither is stored). */
+export interface BlameOptions {
+  expected?: string;
+  failed?: boolean;
+}
+
 export interface Analysis {
-  blame(runIdOrPrefix: string, expected?: string): BlameResult;
+  blame(runIdOrPrefix: string, opts?: BlameOptions): BlameResult;
+  /** Stores (or with null clears) the user's assertion about a run and returns the new blame. */
+  mark(runIdOrPrefix: string, assertion: { failed: boolean; expected?: string | null; note?: string | null } | null): BlameResult;
   diff(a: string, b: string): DiffResult;
   report(runIdOrPrefix: string, format: ReportFormat): Promise<CallResult<'renderReport'>>;
   /**
@@ -56,20 +65,26 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     }
   };
 
-  const compute = (runId: string, expected?: string): BlameResult => {
+  // The stored assertion, overridden by what this call says (an expected answer given now wins).
+  const compute = (runId: string, opts: BlameOptions = {}): BlameResult => {
     const detail = getRunDetail(db, runId);
-    return blameRun(detail, {
+    const assertion = getRunAssertion(db, runId);
+    const expected = opts.expected ?? assertion?.expected ?? undefined;
+    const result = blameRun(detail, {
       settings,
       toolStats: toolStats(db, runId),
       history: pipelineHistory(db, detail.run.pipeline, runId, 50),
       expected,
+      asserted: opts.failed ?? assertion?.failed ?? false,
     });
+    result.assertion = assertion;
+    return result;
   };
 
-  const blame = (idOrPrefix: string, expected?: string): BlameResult => {
+  const blame = (idOrPrefix: string, opts: BlameOptions = {}): BlameResult => {
     reloadSettingsIfChanged();
     const runId = resolveRunId(db, idOrPrefix);
-    if (expected !== undefined) return compute(runId, expected);
+    if (opts.expected !== undefined || opts.failed !== undefined) return compute(runId, opts);
     const { updated_at } = runState.get(runId) as { updated_at: number };
     const cached = readCached.get(runId, hash, updated_at) as { result: string } | undefined;
     if (cached) return JSON.parse(cached.result) as BlameResult;
@@ -80,11 +95,17 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
 
   return {
     blame,
+    mark: (idOrPrefix, assertion) => {
+      const runId = resolveRunId(db, idOrPrefix);
+      setRunAssertion(db, runId, assertion === null ? null : { failed: assertion.failed, expected: assertion.expected?.trim() || null, note: assertion.note?.trim() || null });
+      return blame(runId);
+    },
     diff: (a, b) => {
       reloadSettingsIfChanged();
       const da = getRunDetail(db, a);
       const dbb = getRunDetail(db, b);
-      return diffRuns(da, dbb, { settings, toolStats: toolStats(db) });
+      // The stored blame of each run: what the user asserted about it counts in the verdict.
+      return diffRuns(da, dbb, { settings, toolStats: toolStats(db) }, { a: blame(da.run.run_id), b: blame(dbb.run.run_id) });
     },
     report: async (idOrPrefix, format) => {
       const detail = getRunDetail(db, idOrPrefix);

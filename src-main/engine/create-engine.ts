@@ -60,7 +60,12 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       return { imported: r.imported, errors: r.errors };
     },
     listImportErrors: (a) => listImportErrors(db, a.limit),
-    blameRun: (a) => analysis.blame(a.runId, a.expected),
+    blameRun: (a) => analysis.blame(a.runId, { expected: a.expected, failed: a.failed }),
+    markRun: (a) => {
+      const result = analysis.mark(a.runId, a.clear ? null : { failed: a.failed, expected: a.expected ?? null, note: a.note ?? null });
+      events.emit('data-changed', { runIds: [result.run_id] });
+      return result;
+    },
     diffRuns: (a) => analysis.diff(a.runA, a.runB),
     renderReport: (a) => analysis.report(a.runId, a.format),
     exportRun: (a) => {

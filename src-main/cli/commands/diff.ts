@@ -19,7 +19,8 @@ export const diffCommand: Command = {
       ctx.json(d);
       return EXIT_OK;
     }
-    ctx.out(`${d.verdict.toUpperCase()}: ${safeText(d.reason)}`);
+    const at = d.step ? ` at step "${safeText(d.step.name)}" (${safeText(d.step.key)})` : '';
+    ctx.out(`${d.verdict.toUpperCase()}${at}: ${safeText(d.reason)}`);
     if (d.first_divergence) {
       const what = d.first_divergence.kind === 'content' ? 'First difference' : 'First structural divergence';
       ctx.out(`${what} at ${safeText(d.first_divergence.key)}: ${safeText(d.first_divergence.description)}`);

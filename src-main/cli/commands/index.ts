@@ -12,5 +12,8 @@ import { exportCommand } from './export';
 import { forkCommand } from './fork';
 import { experimentCommand, experimentsCommand } from './experiments';
 import { selfcheckCommand } from './selfcheck';
+import { approvalsCommand } from './approvals';
+import { doctorCommand } from './doctor';
+import { markCommand } from './mark';
 
-export const COMMANDS: Command[] = [importCommand, listCommand, showCommand, blameCommand, diffCommand, gateCommand, reportCommand, exportCommand, serveCommand, demoCommand, forkCommand, experimentsCommand, experimentCommand, selfcheckCommand];
+export const COMMANDS: Command[] = [importCommand, listCommand, showCommand, blameCommand, markCommand, diffCommand, gateCommand, reportCommand, exportCommand, serveCommand, demoCommand, forkCommand, experimentsCommand, experimentCommand, selfcheckCommand, approvalsCommand, doctorCommand];

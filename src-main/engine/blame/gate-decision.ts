@@ -1,7 +1,7 @@
 /**
- * The CI gate (`tb gate --fail-on-blame X`): fail when the run failed (a
- * failing verdict, an error status, or it never finished) or when the top
- * blame score exceeds X.
+ * The CI gate (`tb gate --fail-on-blame X`): fail when the run failed (the
+ * user marked it failed, a failing verdict, an error status, or it never
+ * finished) or when the top blame score exceeds X.
  */
 import type { BlameResult } from '../../../src-shared/analysis';
 import type { Run } from '../../../src-shared/model';
@@ -9,6 +9,9 @@ import type { Run } from '../../../src-shared/model';
 export function gateDecision(blame: BlameResult, run: Run, failOnBlame: number): { fail: boolean; reason: string } {
   const top = blame.blamed[0];
   const blamedText = top ? `step "${top.name}" (${top.rule}, blame ${top.score.toFixed(2)}): ${top.reason}` : '';
+  if (blame.asserted) {
+    return { fail: true, reason: `run ${run.run_id} was marked as failed by the user${blame.assertion?.expected ? ` (expected: ${blame.assertion.expected})` : ''}${top ? `; blamed ${blamedText}` : ''}` };
+  }
   if (run.verdict && !run.verdict.pass) {
     return { fail: true, reason: `run ${run.run_id} failed its verdict${run.verdict.detail ? ` (${run.verdict.detail})` : ''}${top ? `; blamed ${blamedText}` : ''}` };
   }

@@ -7,7 +7,7 @@
  * between runs with the same outcome, the largest per-step score change of
  * at least DELTA_MIN decides.
  */
-import type { DiffResult, DiffRow } from '../../../src-shared/analysis';
+import type { BlameResult, DiffResult, DiffRow } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
 import { blameRun } from '../blame/blame-run';
 import { assessRun, type ScoringContext } from '../scoring/score-run';
@@ -16,9 +16,10 @@ import { alignSteps } from './align-steps';
 /** A score change smaller than this is noise (one check moving a little). */
 export const DELTA_MIN = 0.2;
 
-function failedRun(d: RunDetail, healthy: boolean): boolean {
+function failedRun(d: RunDetail, blame: BlameResult): boolean {
+  if (blame.asserted) return true;
   if (d.run.verdict) return !d.run.verdict.pass;
-  return !healthy;
+  return !blame.healthy;
 }
 
 function sameJson(x: unknown, y: unknown): boolean {
@@ -28,7 +29,11 @@ function sameJson(x: unknown, y: unknown): boolean {
   return a === b;
 }
 
-export function diffRuns(a: RunDetail, b: RunDetail, ctx: ScoringContext): DiffResult {
+/**
+ * `blames`: the runs' stored blame (with what the user asserted about them);
+ * computed here when not given.
+ */
+export function diffRuns(a: RunDetail, b: RunDetail, ctx: ScoringContext, blames?: { a: BlameResult; b: BlameResult }): DiffResult {
   const sa = assessRun(a, ctx);
   const sb = assessRun(b, ctx);
   const aligned = alignSteps(a, b);
@@ -56,14 +61,15 @@ export function diffRuns(a: RunDetail, b: RunDetail, ctx: ScoringContext): DiffR
       ? { key: content.key, kind: 'content' as const, description: `step "${content.b!.name}" (${content.key}) ${content.a!.status !== content.b!.status ? `changed status from ${content.a!.status} to ${content.b!.status}` : 'produced a different output'}` }
       : null;
 
-  const blameA = blameRun(a, ctx);
-  const blameB = blameRun(b, ctx);
-  const failA = failedRun(a, blameA.healthy);
-  const failB = failedRun(b, blameB.healthy);
+  const blameA = blames?.a ?? blameRun(a, ctx);
+  const blameB = blames?.b ?? blameRun(b, ctx);
+  const failA = failedRun(a, blameA);
+  const failB = failedRun(b, blameB);
   const rowOf = (side: 'a' | 'b', stepId: string | undefined): DiffRow | undefined => (stepId ? rows.find((r) => r[side]?.step_id === stepId) : undefined);
   const stepOf = (r: DiffRow | undefined): DiffResult['step'] =>
     r ? { key: r.key, step_id_a: r.a?.step_id ?? null, step_id_b: r.b?.step_id ?? null, name: (r.b ?? r.a)!.name } : null;
 
+  const differing = (r: DiffRow | undefined): DiffRow | undefined => (r && r.change !== 'same' ? r : undefined);
   let verdict: DiffResult['verdict'] = 'neutral';
   let step: DiffResult['step'] = null;
   let reason: string;
@@ -72,15 +78,21 @@ export function diffRuns(a: RunDetail, b: RunDetail, ctx: ScoringContext): DiffR
   if (!failA && failB) {
     verdict = 'regression';
     const top = blameB.blamed[0];
-    const r = rowOf('b', top?.step_id) ?? (worst && worst.delta! < 0 ? worst : undefined) ?? structural;
+    // The headline names a step that differs between the runs: B's blamed step when it changed, else where they part.
+    const blamedRow = rowOf('b', top?.step_id);
+    const r = differing(blamedRow) ?? (worst && worst.delta! < 0 ? worst : undefined) ?? structural ?? content;
     step = stepOf(r);
-    reason = `A passed and B failed${top ? `; in B, step "${top.name}" is blamed: ${top.reason}` : ''}`;
+    reason = `A passed and B failed${top ? `; in B, step "${top.name}" is blamed: ${top.reason}` : ''}${
+      top && blamedRow && blamedRow.change === 'same' ? ` (that step is the same in both runs${r ? `; the runs first differ at step "${(r.b ?? r.a)!.name}"` : ''})` : ''
+    }`;
   } else if (failA && !failB) {
     verdict = 'improvement';
     const top = blameA.blamed[0];
-    const r = rowOf('a', top?.step_id) ?? (best && best.delta! > 0 ? best : undefined) ?? structural;
+    const blamedRow = rowOf('a', top?.step_id);
+    const r = differing(blamedRow) ?? (best && best.delta! > 0 ? best : undefined) ?? structural ?? content;
     step = stepOf(r);
-    reason = `A failed and B passed${top ? `; the step blamed in A, "${top.name}", ${r?.b ? `now scores ${r.b.score ?? 'n/a'}` : 'is gone'}` : ''}`;
+    const blamedNow = !top ? '' : !blamedRow?.b ? ' is gone' : blamedRow.change === 'same' ? ' is the same in both runs' : ` now scores ${blamedRow.b.score ?? 'n/a'}`;
+    reason = `A failed and B passed${top ? `; the step blamed in A, "${top.name}",${blamedNow}` : ''}${r && r !== blamedRow ? `; the runs first differ at step "${(r.b ?? r.a)!.name}"` : ''}`;
   } else {
     const down = worst && worst.delta! <= -DELTA_MIN ? worst : undefined;
     const up = best && best.delta! >= DELTA_MIN ? best : undefined;
