@@ -7,6 +7,7 @@ import { recordStubRun } from '../../engine/experiments/fixtures/stub-home';
 import type { ExperimentDetail, ExperimentProgress, ExperimentSummary } from '../../../src-shared/experiments';
 import { forkCommand, progressPrinter } from './fork';
 import { experimentCommand, experimentsCommand } from './experiments';
+import { approvalsCommand } from './approvals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -102,6 +103,20 @@ describe('tb fork, tb experiments, tb experiment', () => {
     const human = await tb(experimentCommand, [s.experiment_id]);
     expect(human.stdout.join('\n')).toMatch(/Fisher exact test, two-sided: p = 1/);
   }, 60_000);
+
+  it('tb approvals lists the approved command with its hash, and --revoke makes it need approval again', async () => {
+    const list = await tb(approvalsCommand, ['--json']);
+    const approvals = list.json as { command_hash: string; pipeline: string; shown: string }[];
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0].shown).toMatch(/stub-pipeline\.ts/);
+    expect((await tb(approvalsCommand, [])).stdout.join('\n')).toContain(approvals[0].command_hash.slice(0, 16));
+    expect((await tb(approvalsCommand, ['--revoke', 'xyz'])).code).toBe(2);
+    const revoked = await tb(approvalsCommand, ['--revoke', approvals[0].command_hash.slice(0, 16)]);
+    expect(revoked.stdout.join()).toMatch(/revoked 1 approval/);
+    expect((await tb(approvalsCommand, ['--json'])).json).toEqual([]);
+    const again = await tb(forkCommand, [runId, '--at', 'search#0', '--output', '[]', '-n', '1', '--approve']);
+    expect(again.code).toBe(2);
+  });
 
   it('bad input is exit 2 with the reason: a non-JSON output, two edits, an unknown step, a bad path oracle', async () => {
     const base = [runId, '-n', '1', '--approve'];

@@ -1,7 +1,9 @@
 /**
  * Opens (creating if needed) the Traceback database: WAL journal, foreign
  * keys, migrations tracked in PRAGMA user_version. A database written by a
- * newer Traceback is refused rather than guessed at.
+ * newer Traceback is refused rather than guessed at, and so is one that fails
+ * PRAGMA quick_check or is not a database at all: nothing is written into a
+ * damaged file (`tb doctor` runs the full check and says what to do).
  */
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
@@ -16,6 +18,20 @@ export interface OpenOptions {
   nativeBinding?: string;
   readonly?: boolean;
   migrations?: Migration[];
+  /** Skip PRAGMA quick_check (tb doctor opens a damaged database to examine it). */
+  skipCheck?: boolean;
+}
+
+/** SQLite's answers that mean the file itself is damaged or not a database. */
+const DAMAGE = /^SQLITE_(CORRUPT|NOTADB)/;
+
+export function isDamageError(err: unknown): boolean {
+  return DAMAGE.test(String((err as { code?: unknown })?.code ?? ''));
+}
+
+/** One line naming the file, for a database that cannot be used. */
+function damaged(file: string, detail: string): EngineError {
+  return new EngineError('unsupported', `${file} is damaged or is not a Traceback database (${detail}); nothing was written to it — run \`tb doctor\` for a full check and what to do`);
 }
 
 export function schemaVersion(db: Db): number {
@@ -41,8 +57,20 @@ export function migrate(db: Db, migrations: Migration[] = MIGRATIONS): void {
 
 export function openDatabase(file: string, opts: OpenOptions = {}): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file, { readonly: opts.readonly === true, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) });
+  let db: Db;
   try {
+    db = new Database(file, { readonly: opts.readonly === true, fileMustExist: opts.readonly === true, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) });
+  } catch (err) {
+    if (isDamageError(err)) throw damaged(file, (err as Error).message);
+    throw new EngineError('unsupported', `cannot open the database ${file}: ${(err as Error).message}`);
+  }
+  try {
+    if (!opts.skipCheck && file !== ':memory:') {
+      // Before any write (WAL switch, migrations): a damaged file is refused as it is.
+      const problems = db.pragma('quick_check(5)', { simple: false }) as { quick_check: string }[];
+      const bad = problems.map((p) => p.quick_check).filter((m) => m !== 'ok');
+      if (bad.length) throw damaged(file, `quick_check: ${bad.slice(0, 2).join('; ').slice(0, 300)}`);
+    }
     if (!opts.readonly) db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
@@ -52,6 +80,7 @@ export function openDatabase(file: string, opts: OpenOptions = {}): Db {
     return db;
   } catch (err) {
     db.close();
+    if (isDamageError(err)) throw damaged(file, (err as Error).message);
     throw err;
   }
 }
