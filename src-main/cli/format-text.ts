@@ -1,10 +1,18 @@
 /** Human-readable rendering helpers for the terminal. Trace text is untrusted: control characters are escaped. */
 
-// C0/C1 controls and bidi overrides could rewrite the terminal or reorder what a reader sees.
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f]/g;
+// C0/C1 controls (ESC, CR, backspace…), bidi overrides and isolates, zero-width and other invisible
+// format characters, and line/paragraph separators could rewrite the terminal, hide text or reorder
+// what a reader sees. Tab and newline pass (multi-line text); safeLine escapes them too.
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+const UNSAFE_IN_LINE = /[\t\n]/g;
 
 export function safeText(text: string): string {
   return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** For one-line fields (ids, names, paths): also escapes tab and newline, so a value cannot forge another row. */
+export function safeLine(text: string): string {
+  return safeText(text).replace(UNSAFE_IN_LINE, (c) => (c === '\n' ? '\\n' : '\\t'));
 }
 
 export function oneLine(value: unknown, max = 100): string {

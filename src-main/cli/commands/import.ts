@@ -2,7 +2,7 @@ import type { Command } from '../command';
 import { EXIT_BAD_INPUT, EXIT_OK } from '../command';
 import { UsageError } from '../args';
 import { callEngine } from '../unwrap';
-import { safeText } from '../format-text';
+import { safeLine, safeText } from '../format-text';
 
 export const importCommand: Command = {
   name: 'import',
@@ -15,9 +15,9 @@ export const importCommand: Command = {
     const failed = report.errors.some((e) => e.level === 'error');
     if (ctx.args.booleans.has('json')) ctx.json(report);
     else {
-      for (const f of report.imported) ctx.out(`${safeText(f.file)}: ${f.runs.length} run${f.runs.length === 1 ? '' : 's'}${f.runs.length ? ` (${f.runs.join(', ')})` : ''}`);
+      for (const f of report.imported) ctx.out(`${safeLine(f.file)}: ${f.runs.length} run${f.runs.length === 1 ? '' : 's'}${f.runs.length ? ` (${f.runs.map(safeLine).join(', ')})` : ''}`);
     }
-    for (const e of report.errors) ctx.err(`${safeText(e.file)}:${e.line}: ${e.level}: ${safeText(e.message)}`);
+    for (const e of report.errors) ctx.err(`${safeLine(e.file)}:${e.line}: ${e.level}: ${safeLine(e.message)}`);
     return failed ? EXIT_BAD_INPUT : EXIT_OK;
   },
 };

@@ -2,7 +2,7 @@ import type { Command } from '../command';
 import { EXIT_OK } from '../command';
 import { numberFlag, UsageError } from '../args';
 import { callEngine } from '../unwrap';
-import { duration, isoTime, oneLine, table } from '../format-text';
+import { duration, isoTime, oneLine, safeLine, table } from '../format-text';
 import { RUN_FILTERS, type RunFilter } from '../../../src-shared/api';
 
 export const listCommand: Command = {
@@ -30,7 +30,7 @@ export const listCommand: Command = {
     ctx.out(
       table(
         runs.map((r) => [
-          r.run_id,
+          safeLine(r.run_id),
           oneLine(r.pipeline, 30),
           r.status,
           r.verdict ? (r.verdict.pass ? 'pass' : 'FAIL') : '—',
