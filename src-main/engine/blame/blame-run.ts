@@ -44,6 +44,9 @@ export interface BlameContext extends ScoringContext {
   asserted?: boolean;
 }
 
+/** An asserted failure is answered with at least this many ranked suspects (when the run has them). */
+const MIN_ASSERTED_SUSPECTS = 3;
+
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
@@ -171,6 +174,18 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
     };
   };
   result.blamed = ranked.causes.map((f, i) => toBlamed(f, i === 0 ? ranked.confidence : 'low'));
+  // The user says it failed: always rank three suspects, the rest from content suspicion.
+  if (asserted && result.blamed.length < MIN_ASSERTED_SUSPECTS) {
+    const have = new Set([...ranked.causes.map((f) => f.pos), ...ranked.symptoms.map((x) => x.pos)]);
+    const floor = Math.min(...ranked.causes.map((f) => f.strength), w.settings.blame.suspicion.strength_max);
+    for (const f of suspicionFindings(w, [], MIN_ASSERTED_SUSPECTS + have.size)) {
+      if (result.blamed.length >= MIN_ASSERTED_SUSPECTS) break;
+      if (have.has(f.pos)) continue;
+      have.add(f.pos);
+      // Ranked below every finding a rule made, whatever its own suspicion.
+      result.blamed.push(toBlamed({ ...f, strength: Math.min(f.strength, floor * 0.99) }, 'low'));
+    }
+  }
   result.co_blamed = ranked.coBlamed.map((f) => toBlamed(f, 'low'));
   const seenSym = new Set<number>();
   result.symptoms = ranked.symptoms

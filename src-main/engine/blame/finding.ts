@@ -21,6 +21,12 @@ export interface Finding {
   reason: string;
   evidence: Evidence[];
   dependent: boolean;
+  /**
+   * Steps that share the blame when this finding is the top one: where
+   * reasonable people differ on the location (the model that wrote a bad
+   * call, and the call that failed on it), the other stays co-blamed.
+   */
+  coBlame?: Finding[];
 }
 
 export interface Symptom {

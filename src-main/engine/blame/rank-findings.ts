@@ -12,6 +12,7 @@
  *     blame.co_blame_gap it is low and the near ties are co-blamed; up to
  *     blame.medium_gap medium; above, high. A top strength below 0.5 caps
  *     it at medium, below 0.3 (and the verdict-fallback rule) at low.
+ *     The top finding's own co-blames (coBlame) are added to the co-blamed.
  */
 import type { Confidence } from '../../../src-shared/analysis';
 import type { BlameWork, Finding, Symptom } from './finding';
@@ -104,6 +105,10 @@ export function rankFindings(w: BlameWork, raw: Finding[], budget: number[]): Ra
     // A lone weak finding is not a confident one: the strength caps the confidence.
     if (top.strength < 0.3 || top.rule === 'verdict-fallback') confidence = 'low';
     else if (top.strength < 0.5 && confidence === 'high') confidence = 'medium';
+    // Where the location is a matter of view (the writer of a bad call, the call that failed), the other is co-blamed.
+    for (const c of top.coBlame ?? []) {
+      if (c.pos !== top.pos && !coBlamed.some((x) => x.pos === c.pos)) coBlamed = [...coBlamed, c];
+    }
   }
   return { causes, confidence, coBlamed, symptoms };
 }

@@ -153,13 +153,25 @@ function inputCaused(w: BlameWork, producer: number, failed: number, message: st
   const prodEv = (shared ? quoteStep(g.steps[producer], 'output', outRaw.get(shared.h)) : null) ?? quoteStep(g.steps[producer], 'output');
   w.symptoms.push({ pos: failed, causedBy: producer, reason: `rejected the input that "${g.steps[producer].name}" produced` });
   const what = shared ? `the input ${q(shared.raw, 60)}` : 'the input';
+  const strength = w.settings.blame.strength.input_caused_error;
   return {
     pos: producer,
     rule: 'input-caused-error',
-    strength: w.settings.blame.strength.input_caused_error,
+    strength,
     reason: `${stepLabel(w, producer)} produced ${what} that made ${stepLabel(w, failed)} fail with ${q(message, 80)} (${why}).`,
     evidence: evidenceList(prodEv, errEv),
     dependent: false,
+    // Annotators differ on whether the writer or the failing call is "the" location: the call stays co-blamed.
+    coBlame: [
+      {
+        pos: failed,
+        rule: 'error-origin',
+        strength: strength * w.settings.blame.co_blame_call_share,
+        reason: `${stepLabel(w, failed)} is where the error showed: it failed with ${q(message, 80)} on the input ${stepLabel(w, producer)} produced.`,
+        evidence: evidenceList(errEv),
+        dependent: false,
+      },
+    ],
   };
 }
 

@@ -40,13 +40,13 @@ function reasonOf(w: BlameWork, r: StepSuspicion): { reason: string; evidence: F
   return { reason: `${stepLabel(w, r.pos)} ${parts.join('; ')}.`, evidence: evidenceList(...evidence) };
 }
 
-export function suspicionFindings(w: BlameWork, others: Finding[]): Finding[] {
+export function suspicionFindings(w: BlameWork, others: Finding[], max = MAX_SUSPECTS): Finding[] {
   const cfg = w.settings.blame.suspicion;
   // A rule that shows a mechanism (not bad content an upstream fault explains) outranks suspicion: then it adds nothing.
   if (others.some((f) => !f.dependent)) return [];
   const rows = suspicionOf(w).sort((a, b) => b.score - a.score || a.pos - b.pos);
   const out: Finding[] = [];
-  for (const r of rows.slice(0, MAX_SUSPECTS)) {
+  for (const r of rows.slice(0, max)) {
     const { reason, evidence } = reasonOf(w, r);
     out.push({
       pos: r.pos,
