@@ -11,6 +11,9 @@ import path from 'node:path';
 import { isCallName, type EventName } from '../../src-shared/api';
 import { CALL_PREFIX, EVENTS_PATH, MAX_REQUEST_BYTES, TOKEN_HEADER } from '../../src-shared/http-protocol';
 import type { Engine } from '../engine/create-engine';
+import { jsonDepth } from '../engine/importer/field-limits';
+
+export { jsonDepth };
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
@@ -47,25 +50,6 @@ export function parseRequestUrl(target: string | undefined): URL | null {
   } catch {
     return null;
   }
-}
-
-/** Nesting depth of a JSON text, without parsing it (brackets inside strings do not count). Linear, no recursion. */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i += 1; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      depth += 1;
-      if (depth > max) max = depth;
-    } else if (c === 125 || c === 93) depth -= 1;
-  }
-  return max;
 }
 
 export interface ServeOptions {

@@ -13,6 +13,8 @@ const PREVIEW_CHARS = 20_000;
 /** Deepest nesting stored; deeper values are replaced by a marker. Far above anything an SDK records. */
 export const MAX_DEPTH = 256;
 export const DEPTH_MARKER = `[nested deeper than ${MAX_DEPTH} levels: dropped on import]`;
+/** SQLite's JSON functions (json_patch on metadata, json_extract) refuse text nested deeper than this (JSON_MAX_DEPTH). */
+const SQLITE_JSON_MAX_DEPTH = 1000;
 
 export interface StoredJson {
   text: string | null;
@@ -26,11 +28,18 @@ export function storedJson(value: unknown): StoredJson {
   if (value === undefined) return { text: null, truncated: false, depthDropped: 0 };
   let text: string;
   let depthDropped = 0;
+  let tooDeep = false;
   try {
     text = JSON.stringify(value);
+    // Depth 1,000 needs at least 2,000 characters: shorter texts (nearly all) skip the scan.
+    tooDeep = text.length >= 2 * SQLITE_JSON_MAX_DEPTH && jsonDepth(text) > SQLITE_JSON_MAX_DEPTH;
   } catch (err) {
     // Only a stack overflow is expected here (the value came from JSON.parse: no cycles, no BigInt).
     if (!(err instanceof RangeError)) throw err;
+    tooDeep = true;
+    text = '';
+  }
+  if (tooDeep) {
     const cut = limitDepth(value, MAX_DEPTH);
     depthDropped = cut.dropped;
     text = JSON.stringify(cut.value);
@@ -73,4 +82,23 @@ export function limitDepth(value: unknown, max: number): { value: unknown; dropp
     }
   }
   return { value: root, dropped };
+}
+
+/** Nesting depth of a JSON text, without parsing it (brackets inside strings do not count). Linear, no recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i += 1; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      depth += 1;
+      if (depth > max) max = depth;
+    } else if (c === 125 || c === 93) depth -= 1;
+  }
+  return max;
 }

@@ -19,6 +19,7 @@ import { parseTraceLine, type ParsedLine } from './parse-lines';
 import { detectFileFormat, parseForeign, type DetectedFormat } from './foreign-formats';
 import { MAX_DEPTH } from './field-limits';
 import { collisionMessage, createRunIdResolver } from './run-id-collisions';
+import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './well-formed-text';
 
 /**
  * Bytes read, parsed and committed per transaction: big enough to amortise the commit,
@@ -223,6 +224,9 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
       linesRead += 1;
       accept(parsed, line);
       pendingEnd = { offset, line };
+    } else if (parsed && parsed.kind !== 'refuse' && !parsed.problem.message.startsWith('invalid JSON')) {
+      // Complete JSON that is not a valid record: its own problem, not a write cut short.
+      pendingProblems.push({ file, ...parsed.problem, line: line + 1 });
     } else if (parsed) {
       pendingProblems.push({ file, line: line + 1, level: 'warning', message: 'last line is incomplete (no newline, not a complete record); it will be read if the file grows' });
     }
@@ -244,6 +248,8 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
   /** Queues a parsed line's record or problem; true when the file is refused. */
   function accept(parsed: ParsedLine, lineNo: number): boolean {
     if (parsed.kind === 'record') {
+      const fixed = makeTextWellFormed(parsed.record);
+      if (fixed) pendingProblems.push({ file, line: lineNo, level: 'warning', message: WELL_FORMED_MESSAGE(fixed) });
       const id = ids.resolve(parsed.record.run_id);
       if (id.runId !== parsed.record.run_id) {
         if (id.renamedFrom) pendingProblems.push({ file, line: lineNo, level: 'warning', message: collisionMessage(parsed.record.run_id, id.runId, id.renamedFrom.owner) });
@@ -280,25 +286,44 @@ function importForeign(db: Db, fd: number, file: string, size: number, format: s
   const problems: ImportError[] = parsed.errors.map((e) => ({ file, ...e }));
   const ids = createRunIdResolver(db, file);
   for (const r of parsed.records) {
+    const fixed = makeTextWellFormed(r);
+    if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
     const id = ids.resolve(r.run_id);
     if (id.renamedFrom) problems.push({ file, line: 1, level: 'warning', message: collisionMessage(r.run_id, id.runId, id.renamedFrom.owner) });
     r.run_id = id.runId;
   }
-  db.transaction(() => {
-    const truncated = writer.applyBatch(parsed.records, file);
-    truncated.forEach((fields, i) => {
-      const r = parsed.records[i];
-      const where = 'step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`;
-      for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${where}: ${truncationMessage(f)}` });
+  const where = (r: TraceRecord) => ('step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`);
+  const apply = (w: ReturnType<typeof createRecordWriter>, records: TraceRecord[]) =>
+    w.applyBatch(records, file).forEach((fields, i) => {
+      for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${where(records[i])}: ${truncationMessage(f)}` });
     });
+  let storeWriter = writer;
+  db.transaction(() => {
+    const before = problems.length;
+    try {
+      db.transaction(() => apply(writer, parsed.records))();
+    } catch (err) {
+      // As for native blocks: store what can be stored, record by record, and name what could not.
+      if (isDatabaseFault(err)) throw err;
+      problems.length = before;
+      storeWriter = createRecordWriter(db);
+      for (const r of parsed.records) {
+        try {
+          db.transaction(() => apply(storeWriter, [r]))();
+        } catch (e) {
+          if (isDatabaseFault(e)) throw e;
+          problems.push({ file, line: 1, level: 'error', message: `${where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
+        }
+      }
+    }
     // A foreign file does not grow: a run it never ended is incomplete, not running.
     const mark = db.prepare(`UPDATE runs SET status = 'incomplete' WHERE run_id = ? AND status = 'running'`);
-    for (const id of writer.touchedRuns()) mark.run(id);
+    for (const id of storeWriter.touchedRuns()) mark.run(id);
     insertErrors(db, problems);
     saveState(db, file, { offset: size, line: 0, format, refused: null }, size);
   })();
   newErrors.push(...problems);
-  return finish(db, file, [...writer.touchedRuns()], newErrors, parsed.records.length);
+  return finish(db, file, [...storeWriter.touchedRuns()], newErrors, parsed.records.length);
 }
 
 /** The warning for one entry of RecordWriter's truncation list ("input", or "input:depth:N"). */
