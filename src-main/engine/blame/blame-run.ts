@@ -11,8 +11,10 @@ import { quoteRun, quoteStep } from '../scoring/evidence-quote';
 import { jsonText } from '../scoring/json-text';
 import { bm25Relevance } from '../scoring/relevance';
 import { assessRun, healthOf, type ScoringContext } from '../scoring/score-run';
+import { termBackground } from '../scoring/score-retrieval';
 import { detectFailure } from './detect-failure';
 import { signalFindings } from './rules-signals';
+import { planIgnoredFindings, wrongToolFindings } from './rules-content';
 import { suspicionFindings } from './rules-suspicion';
 import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
 import { forwardPath, inferLineage, upstreamOf } from './lineage';
@@ -78,7 +80,8 @@ function fallbackFinding(w: BlameWork, failure: FailureDetection): Finding | nul
 /** Graph, checks, recoveries, lineage, slice and loops of a run: what detection and every rule read. */
 export function prepareBlameWork(detail: RunDetail, ctx: BlameContext): BlameWork {
   const settings = ctx.settings;
-  const assess = assessRun(detail, ctx);
+  const background = ctx.background ?? (ctx.history?.length ? termBackground(ctx.history.map((h) => jsonText(h.run.input, 5000))) : undefined);
+  const assess = assessRun(detail, background ? { ...ctx, background } : ctx);
   const g = buildRunGraph(detail);
   const recovered = findRecoveries(g, assess, settings);
   const lineage = inferLineage(g, settings);
@@ -149,6 +152,8 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
     ...spectrumFindings(w),
     ...noProgressFindings(w),
     ...signalFindings(w, detection),
+    ...planIgnoredFindings(w),
+    ...wrongToolFindings(w),
   ];
   findings.push(...suspicionFindings(w, findings));
   if (findings.length === 0) {

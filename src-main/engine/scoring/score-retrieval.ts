@@ -11,6 +11,7 @@ import { quoteStep, shortQuote } from './evidence-quote';
 import { jsonText, passagesOf, queryOf } from './json-text';
 import type { RelevanceProvider } from './relevance';
 import type { Settings } from './settings';
+import { STOPWORDS, stemTerm, termSet, wordsOf } from './text-terms';
 
 export function retrievalPassages(output: Json | null): string[] | null {
   const passages = passagesOf(output);
@@ -25,7 +26,52 @@ export function retrievalQuery(step: Step, runInput: Json | null): string {
   return q.trim() !== '' ? q : jsonText(runInput, 5000);
 }
 
-export function scoreRetrieval(step: Step, settings: Settings, relevance: RelevanceProvider, runInput: Json | null): Check[] {
+/**
+ * Passages that share only the query's general theme. With two or more
+ * passages, split the query's content terms into those every passage holds
+ * (the theme: "return", "policy") and those no passage holds
+ * ("electronics"); when that split covers the whole query, the result set
+ * agrees with the query on nothing that tells its passages apart — it is
+ * about the topic, not about the question. Terms the pipeline's other runs
+ * ask about in most of their inputs (the product name of a support bot) are
+ * background, not what this query is about, and never count as missing.
+ */
+export function themeOnlyMatch(query: string, passages: string[], background?: TermBackground): { shared: string[]; missing: string[] } | null {
+  if (passages.length < 2) return null;
+  const words = new Map<string, string>();
+  for (const w of wordsOf(query, 2000)) {
+    if (STOPWORDS.has(w)) continue;
+    const t = stemTerm(w.replace(/['’].*$/, ''));
+    if (!words.has(t)) words.set(t, w);
+  }
+  if (words.size < 2) return null;
+  const sets = passages.map((p) => termSet(p, 20_000));
+  const shared: string[] = [];
+  const missing: string[] = [];
+  for (const [t, w] of words) {
+    const n = sets.reduce((k, set) => k + (set.has(t) ? 1 : 0), 0);
+    if (n === sets.length) shared.push(w);
+    else if (n === 0) {
+      if (background && background.isBackground(t)) continue;
+      missing.push(w);
+    } else return null;
+  }
+  return shared.length > 0 && missing.length > 0 ? { shared, missing } : null;
+}
+
+/** What the pipeline's other runs ask about most of the time: a term in at least half of their inputs. */
+export interface TermBackground {
+  isBackground(term: string): boolean;
+}
+
+export function termBackground(inputs: string[]): TermBackground | undefined {
+  if (inputs.length < 3) return undefined;
+  const df = new Map<string, number>();
+  for (const text of inputs) for (const t of termSet(text, 5000)) df.set(t, (df.get(t) ?? 0) + 1);
+  return { isBackground: (t) => (df.get(t) ?? 0) >= inputs.length / 2 };
+}
+
+export function scoreRetrieval(step: Step, settings: Settings, relevance: RelevanceProvider, runInput: Json | null, background?: TermBackground): Check[] {
   if (step.status !== 'ok') return [];
   const r = settings.scoring.retrieval;
   const query = retrievalQuery(step, runInput);
@@ -37,7 +83,10 @@ export function scoreRetrieval(step: Step, settings: Settings, relevance: Releva
       makeCheck('retrieval', 'retrieval.empty', r.empty_score, `returned no passages for "${shortQuote(query.trim(), 80)}"`, { evidence: ev }),
     ];
   }
-  const scores = relevance.score(query, passages);
+  const raw = relevance.score(query, passages);
+  const theme = themeOnlyMatch(query, passages, background);
+  // Passages that match only the query's general theme: none is relevant, however much of the query they cover.
+  const scores = theme ? raw.map((x) => Math.min(x, r.theme_only_score)) : raw;
   let best = 0;
   let bestAt = 0;
   scores.forEach((s, i) => {
@@ -50,12 +99,15 @@ export function scoreRetrieval(step: Step, settings: Settings, relevance: Releva
   const checks: Check[] = [];
   const relevant = scores.filter((s) => s >= r.relevant_at).length;
   const ev = best >= r.relevant_at ? quoteStep(step, 'output', passages[bestAt].slice(0, 120)) : quoteStep(step, 'output');
+  const themeNote = theme
+    ? `; every passage matches only ${theme.shared.map((t) => `"${t}"`).join(', ')} of the query, and none mentions ${theme.missing.map((t) => `"${t}"`).join(', ')}`
+    : '';
   checks.push(
     makeCheck(
       'retrieval',
       'retrieval.relevance',
       best,
-      `found ${relevant} of ${passages.length} passages relevant to "${shortQuote(query.trim(), 80)}" (best ${best.toFixed(2)}, mean ${mean.toFixed(2)}, ${relevance.name})`,
+      `found ${relevant} of ${passages.length} passages relevant to "${shortQuote(query.trim(), 80)}" (best ${best.toFixed(2)}, mean ${mean.toFixed(2)}, ${relevance.name})${themeNote}`,
       { evidence: ev },
     ),
   );

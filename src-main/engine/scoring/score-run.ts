@@ -13,7 +13,7 @@ import { quoteStep } from './evidence-quote';
 import { bm25Relevance, type RelevanceProvider } from './relevance';
 import { scoreLlm } from './score-llm';
 import { scorePrompt } from './score-prompt';
-import { scoreRetrieval } from './score-retrieval';
+import { scoreRetrieval, type TermBackground } from './score-retrieval';
 import { errorShapeOf, scoreTool, type ToolStats } from './score-tool';
 import type { Settings } from './settings';
 
@@ -23,6 +23,8 @@ export interface ScoringContext {
   toolStats: ToolStats;
   /** Replaces the default BM25 relevance (e.g. embeddingRelevance(...)). */
   relevance?: RelevanceProvider;
+  /** Terms the pipeline's other runs ask about most of the time (see themeOnlyMatch). */
+  background?: TermBackground;
 }
 
 export interface StepAssessment {
@@ -90,7 +92,7 @@ export function assessStep(step: Step, ctx: ScoringContext, relevance: Relevance
   let more: Check[] = NO_CHECKS;
   switch (step.type) {
     case 'retrieval':
-      more = scoreRetrieval(step, settings, relevance, runInput);
+      more = scoreRetrieval(step, settings, relevance, runInput, ctx.background);
       break;
     case 'llm':
       more = scoreLlm(step, settings);
