@@ -190,6 +190,25 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
       // Ranked below every finding a rule made, whatever its own suspicion.
       result.blamed.push(toBlamed({ ...f, strength: Math.min(f.strength, floor * 0.99) }, 'low'));
     }
+    // Still short (few content steps): the other steps the answer rests on, nearest to it first.
+    const rest = [...w.slice].filter((p) => !have.has(p) && g.live[p] && g.children[p].length === 0).sort((a, b) => b - a);
+    for (const p of rest) {
+      if (result.blamed.length >= MIN_ASSERTED_SUSPECTS) break;
+      have.add(p);
+      result.blamed.push(
+        toBlamed(
+          {
+            pos: p,
+            rule: 'asserted-suspect',
+            strength: Math.min(floor, w.settings.blame.suspicion.strength_max) * 0.5,
+            reason: `${stepLabel(w, p)} is on the way to the answer the user rejected; no rule found a fault in it.`,
+            evidence: evidenceList(quoteStep(g.steps[p], 'output') ?? quoteStep(g.steps[p], 'input')),
+            dependent: true,
+          },
+          'low',
+        ),
+      );
+    }
   }
   result.co_blamed = ranked.coBlamed.map((f) => toBlamed(f, 'low'));
   const seenSym = new Set<number>();

@@ -114,7 +114,9 @@ export function errorFindings(w: BlameWork): ErrorFindings {
     const c = checkNamed(w.assess[p], 'tool.error_payload');
     if (!c || !c.hard) continue;
     const quote = c.evidence?.quote ?? '';
-    const { origin, why } = classifyError({ type: '', message: quote });
+    // A payload's error line often names its class ("KeyError: 'volume'" at the end of a traceback).
+    const named = /^([A-Z][A-Za-z]*(?:Error|Exception)):?/.exec(quote);
+    const { origin, why } = classifyError({ type: named ? named[1] : '', message: quote });
     if (origin !== 'input') continue;
     const producer = inputProducerOf(w, p);
     if (producer >= 0) {

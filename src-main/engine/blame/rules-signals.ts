@@ -16,6 +16,8 @@ import { quoteStep } from '../scoring/evidence-quote';
 import { hasToolCalls } from '../scoring/json-text';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 import { isAncestor } from './run-graph';
+import { upstreamOf } from './lineage';
+import type { Check } from '../scoring/check';
 
 function signalPos(w: BlameWork, detection: FailureDetection, name: string): number {
   const s = detection.signals.find((x) => x.name === name);
@@ -32,6 +34,22 @@ function callerOf(w: BlameWork, p: number): number {
   }
   const parent = g.parent[p];
   return parent >= 0 ? parent : p;
+}
+
+const UNUSABLE_CHECKS = new Set(['tool.empty', 'retrieval.empty', 'retrieval.relevance', 'tool.error_payload']);
+
+/** The latest lookup (tool or retrieval) upstream of `at` whose result was empty, irrelevant or an error payload. */
+function unusableLookupBefore(w: BlameWork, at: number): { pos: number; check: Check } | null {
+  const g = w.graph;
+  const up = upstreamOf(g, w.lineage, at, 5000);
+  let best: { pos: number; check: Check } | null = null;
+  for (const p of up) {
+    const t = g.steps[p].type;
+    if (p >= at || !g.live[p] || (t !== 'tool' && t !== 'retrieval') || w.recovered.has(p)) continue;
+    const c = w.assess[p].checks.find((k) => UNUSABLE_CHECKS.has(k.name) && k.value < w.settings.scoring.unhealthy_below || (k.name === 'tool.empty' && k.value < 1));
+    if (c && (!best || p > best.pos)) best = { pos: p, check: c };
+  }
+  return best;
 }
 
 export function signalFindings(w: BlameWork, detection: FailureDetection): Finding[] {
@@ -56,6 +74,20 @@ export function signalFindings(w: BlameWork, detection: FailureDetection): Findi
     const at = signalPos(w, detection, name);
     if (at < 0 || (guard >= 0 && (at === guard || w.slice.has(guard)))) continue;
     const sig = detection.signals.find((x) => x.name === name)!;
+    // An answer that gives up usually says so because a lookup it rested on came back with nothing usable.
+    const empty = name === 'final-gives-up' ? unusableLookupBefore(w, at) : null;
+    if (empty) {
+      w.symptoms.push({ pos: at, causedBy: empty.pos, reason: `gave up because ${stepLabel(w, empty.pos)} ${empty.check.explanation}` });
+      out.push({
+        pos: empty.pos,
+        rule: 'gave-up',
+        strength: st.gave_up_lookup,
+        reason: `${stepLabel(w, empty.pos)} ${empty.check.explanation}, and the answer then gave up (${q(sig.description.replace(/^[^"]*"/, '').replace(/"$/, ''), 60)}).`,
+        evidence: evidenceList((empty.check.evidence as Finding['evidence'][number] | undefined) ?? quoteStep(g.steps[empty.pos], 'output'), ...(sig.evidence ?? [])),
+        dependent: false,
+      });
+      break;
+    }
     out.push({
       pos: at,
       rule: 'gave-up',
