@@ -37,7 +37,8 @@ function merge(findings: Finding[]): Finding[] {
     const [strong, weak] = f.strength > cur.strength ? [f, cur] : [cur, f];
     const evidence = [...strong.evidence];
     for (const e of weak.evidence) if (evidence.length < 4 && !evidence.some((x) => x.quote === e.quote && x.step_id === e.step_id)) evidence.push(e);
-    byPos.set(f.pos, { ...strong, evidence, dependent: strong.dependent && weak.dependent });
+    const coBlame = [...(strong.coBlame ?? []), ...(weak.coBlame ?? [])];
+    byPos.set(f.pos, { ...strong, evidence, dependent: strong.dependent && weak.dependent, ...(coBlame.length ? { coBlame } : {}) });
   }
   return [...byPos.values()];
 }

@@ -34,12 +34,14 @@ export function inputProducerOf(w: BlameWork, p: number): number {
   const g = w.graph;
   const lin = w.lineage;
   let best = -1;
+  // An agent step with no children wrote its message itself (a chat transcript's turn): it ranks as a model call.
+  const rank = (c: number): number => (g.steps[c].type === 'agent' && g.children[c].length === 0 ? GENERATOR_RANK.llm : (GENERATOR_RANK[g.steps[c].type] ?? 0));
   const consider = (c: number): void => {
     if (c < 0 || !g.live[c] || c === p) return;
     if (best === -1) best = c;
     else {
-      const rc = GENERATOR_RANK[g.steps[c].type] ?? 0;
-      const rb = GENERATOR_RANK[g.steps[best].type] ?? 0;
+      const rc = rank(c);
+      const rb = rank(best);
       if (rc > rb || (rc === rb && c > best)) best = c;
     }
   };
@@ -120,7 +122,11 @@ export function errorFindings(w: BlameWork): ErrorFindings {
     if (origin !== 'input') continue;
     const producer = inputProducerOf(w, p);
     if (producer >= 0) {
-      findings.push(inputCaused(w, producer, p, quote, why, c.evidence ?? null));
+      // An error inside a result that the run read and went on from is weaker evidence than an error that
+      // stopped it: the writer is a candidate that content suspicion may outrank (measured on Who&When, where
+      // the decisive mistake was the writer of the first failing code in 7 of 24 such runs).
+      const f = inputCaused(w, producer, p, quote, why, c.evidence ?? null);
+      findings.push({ ...f, strength: f.strength * w.settings.blame.payload_error_share, dependent: true });
       handled.add(p);
     }
   }
