@@ -5,7 +5,8 @@
  * counterfactual (transplanting the passing run's outputs; by default also
  * every other step whose output differs, since blame may name a step that
  * only carried the fault, or miss one), and checks that the step named root cause is the
- * planted one. Faults are planted in the
+ * planted one. Blame's own top step is reported apart from what the
+ * confirmation found. Faults are planted in the
  * experiment stub pipeline (at plan, search or write) and in the
  * research-team demo (its planner; the demo has no other plantable fault).
  * Exit 0 when every planted fault was found, 1 otherwise.
@@ -29,6 +30,10 @@ export interface PlantedFaultResult {
   planted_at: string;
   /** Blame's candidates, best first (replay keys). */
   blame_candidates: string[];
+  /** Blame's own top step (replay key), before any experiment, or null. */
+  blame_top: string | null;
+  /** Whether blame alone named the planted step first. */
+  blame_top_found: boolean;
   /** The step the counterfactual confirmed as root cause (replay key), or null. */
   root_cause: string | null;
   found: boolean;
@@ -37,12 +42,14 @@ export interface PlantedFaultResult {
 }
 
 async function checkOne(engine: Engine, pipeline: string, plantedAt: string, failingRunId: string, passingRunId: string, opts: { n: number; parallel?: number; scope: 'blamed' | 'differing' }): Promise<PlantedFaultResult> {
-  const result: PlantedFaultResult = { pipeline, planted_at: plantedAt, blame_candidates: [], root_cause: null, found: false, confirmation: null, error: null };
+  const result: PlantedFaultResult = { pipeline, planted_at: plantedAt, blame_candidates: [], blame_top: null, blame_top_found: false, root_cause: null, found: false, confirmation: null, error: null };
   try {
     const detail = await callEngine(engine, 'getRun', { runId: failingRunId });
     const keyOf = (stepId: string) => detail.steps.find((s) => s.step_id === stepId)?.replay_key ?? stepId;
     const blame = await callEngine(engine, 'blameRun', { runId: failingRunId });
     result.blame_candidates = [...blame.blamed, ...blame.co_blamed].map((b) => keyOf(b.step_id));
+    result.blame_top = blame.blamed[0] ? keyOf(blame.blamed[0].step_id) : null;
+    result.blame_top_found = result.blame_top === plantedAt;
     const c = await callEngine(engine, 'confirmBlame', {
       runId: failingRunId,
       referenceRunId: passingRunId,
@@ -80,7 +87,7 @@ export async function runSelfcheck(engine: Engine, opts: SelfcheckOptions): Prom
     opts.log(`planting a fault at ${fault}#0 of the stub pipeline…`);
     const failing = recordStubRun(target, ['--fault', fault]);
     const r = await checkOne(engine, 'stub-research', `${fault}#0`, failing.run.run_id, passing.run.run_id, opts);
-    opts.log(describe(r));
+    opts.log(describeFault(r));
     results.push(r);
   }
   if (opts.demo) {
@@ -89,21 +96,23 @@ export async function runSelfcheck(engine: Engine, opts: SelfcheckOptions): Prom
     const planted = await runResearchTeam({ home, variant: 'planted' });
     await callEngine(engine, 'importPaths', { paths: [engine.paths.inbox] });
     if (!fixed.runId || !planted.runId || !fixed.pass || planted.pass) {
-      results.push({ pipeline: 'research-team', planted_at: 'planner#0', blame_candidates: [], root_cause: null, found: false, confirmation: null, error: 'the demo did not record one failing and one passing run' });
+      results.push({ pipeline: 'research-team', planted_at: 'planner#0', blame_candidates: [], blame_top: null, blame_top_found: false, root_cause: null, found: false, confirmation: null, error: 'the demo did not record one failing and one passing run' });
     } else {
       const r = await checkOne(engine, 'research-team', 'planner#0', planted.runId, fixed.runId, opts);
-      opts.log(describe(r));
+      opts.log(describeFault(r));
       results.push(r);
     }
   }
   return results;
 }
 
-function describe(r: PlantedFaultResult): string {
+export function describeFault(r: PlantedFaultResult): string {
   if (r.error) return `  ${r.pipeline} ${r.planted_at}: ERROR — ${r.error}`;
-  const verdict = r.found ? 'FOUND' : 'MISSED';
-  const why = r.found ? '' : r.blame_candidates.includes(r.planted_at) ? ' (blame named it, the experiment did not confirm it first)' : ' (not among blame\'s candidates)';
-  return `  ${r.pipeline} fault at ${r.planted_at}: ${verdict}${why} — blame candidates [${r.blame_candidates.join(', ')}], confirmed root cause ${r.root_cause ?? 'none'}`;
+  // Blame's own answer and what the experiments confirmed are two results: a confirmation that found the
+  // fault does not make blame right when blame named another step first.
+  const blameSaid = r.blame_top_found ? 'blame named it first' : `blame named ${r.blame_top ?? 'nothing'} first${r.blame_candidates.includes(r.planted_at) ? ` (the planted step was candidate ${r.blame_candidates.indexOf(r.planted_at) + 1})` : ' (the planted step was not among its candidates)'}`;
+  const confirmed = r.found ? 'confirmation FOUND it' : `confirmation MISSED it (confirmed ${r.root_cause ?? 'nothing'})`;
+  return `  ${r.pipeline} fault at ${r.planted_at}: ${blameSaid}; ${confirmed} — blame candidates [${r.blame_candidates.join(', ')}]`;
 }
 
 export const selfcheckCommand: Command = {
@@ -131,8 +140,12 @@ export const selfcheckCommand: Command = {
       fs.rmSync(home, { recursive: true, force: true });
     });
     const found = results.filter((r) => r.found).length;
-    if (json) ctx.json({ found, planted: results.length, n, results });
-    else ctx.out(`selfcheck: ${found} of ${results.length} planted faults found (N = ${n} per arm per candidate)`);
+    const blameTop = results.filter((r) => r.blame_top_found).length;
+    if (json) ctx.json({ found, blame_top_found: blameTop, planted: results.length, n, results });
+    else {
+      ctx.out(`selfcheck: blame alone named ${blameTop} of ${results.length} planted faults first`);
+      ctx.out(`selfcheck: fork confirmation found ${found} of ${results.length} planted faults (N = ${n} per arm per candidate)`);
+    }
     return found === results.length ? EXIT_OK : EXIT_CHECK_FAILED;
   },
 };
