@@ -104,7 +104,8 @@ describe('a fork experiment on a recorded run', () => {
   });
 
   it('a changed input before the fork is detected as divergence and the trial counts in neither arm', async () => {
-    const topic = path.join(home.paths.home, 'topic.txt');
+    // Outside the Traceback home: a sandboxed trial does not see the home (only its inbox).
+    const topic = path.join(home.calls, 'topic.txt');
     fs.writeFileSync(topic, 'cities over 1 million');
     const recorded = recordStubRun(home, ['--fault', 'plan', '--topic-file', topic]);
     fs.writeFileSync(topic, 'towns over 1 million');

@@ -262,7 +262,7 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
     updateTrial(db, t);
     progress(t);
 
-    const boxed = sandboxArgv(entry.command, { home: paths.home, inbox: paths.inbox, planDir: dir, cwd, tmpDir }, sandbox);
+    const boxed = sandboxArgv(entry.command, { home: paths.home, inbox: paths.inbox, planDir: dir, cwd, tmpDir, writable: trialSettings.writable }, sandbox);
     const proc = await runProcess({
       argv: boxed.argv,
       cwd,

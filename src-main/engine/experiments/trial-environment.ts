@@ -8,6 +8,7 @@
  * dropped trace's command cannot read them or edit the approvals table.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { REPLAY_PLAN_ENV } from '../../../src-shared/replay-plan';
 import type { EntryCommand } from '../../../src-shared/trace-format';
 import { EngineError } from '../../../src-shared/result';
@@ -31,9 +32,11 @@ export interface TrialSettings {
   output_mb: number;
   /** 'auto': use bwrap when installed; 'off': never. */
   sandbox: 'auto' | 'off';
+  /** Absolute folders a sandboxed trial may write in, besides its working folder, temp folder and the inbox (e.g. a cache). */
+  writable: string[];
 }
 
-export const DEFAULT_TRIAL_SETTINGS: TrialSettings = { env: [], memory_mb: 4096, output_mb: 50, sandbox: 'auto' };
+export const DEFAULT_TRIAL_SETTINGS: TrialSettings = { env: [], memory_mb: 4096, output_mb: 50, sandbox: 'auto', writable: [] };
 
 /**
  * Reads `$TRACEBACK_HOME/trials.json` (optional). A malformed file is an
@@ -60,6 +63,12 @@ export function readTrialSettings(paths: HomePaths): TrialSettings {
     if (o[k] === undefined) continue;
     if (typeof o[k] !== 'number' || !((o[k] as number) > 0)) throw new EngineError('bad_request', `${file}: "${k}" must be a positive number`);
     out[k] = o[k] as number;
+  }
+  if (o.writable !== undefined) {
+    if (!Array.isArray(o.writable) || o.writable.some((d) => typeof d !== 'string' || !path.isAbsolute(d))) {
+      throw new EngineError('bad_request', `${file}: "writable" must be a list of absolute folder paths`);
+    }
+    out.writable = o.writable as string[];
   }
   if (o.sandbox !== undefined) {
     if (o.sandbox !== 'auto' && o.sandbox !== 'off') throw new EngineError('bad_request', `${file}: "sandbox" must be "auto" or "off"`);

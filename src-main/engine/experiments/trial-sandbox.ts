@@ -3,8 +3,8 @@
  * with bubblewrap (`bwrap`) installed, a trial sees the whole file system
  * read-only except its working folder, its private temp folder and the
  * inbox; Traceback's home (database, approvals, settings) is replaced by an
- * empty folder holding only the inbox and the trial's plan; it gets its own
- * PID namespace and dies with the runner. The network is left as it is:
+ * empty folder holding only the inbox and the trial's plan; it dies with the
+ * runner. The network is left as it is:
  * steps after the fork call real models. Without bwrap (macOS, Windows, a
  * Linux without it) a trial runs as the user with the minimal environment
  * only; the estimate says so (docs/security.md).
@@ -22,6 +22,8 @@ export interface SandboxPaths {
   cwd: string;
   /** The trial's private temp folder (writable). */
   tmpDir: string;
+  /** More writable folders the user allowed (trials.json "writable"); missing ones are skipped. */
+  writable?: string[];
 }
 
 export interface Sandboxed {
@@ -58,8 +60,8 @@ export function sandboxArgv(argv: string[], p: SandboxPaths, kind: Sandboxed['ki
     kind: 'bwrap',
     argv: [
       bwrap,
+      // No PID namespace: the runner kills a trial by its process group, and pids stay meaningful in logs.
       '--die-with-parent',
-      '--unshare-pid',
       '--ro-bind', '/', '/',
       '--dev', '/dev',
       '--proc', '/proc',
@@ -69,6 +71,7 @@ export function sandboxArgv(argv: string[], p: SandboxPaths, kind: Sandboxed['ki
       '--ro-bind', p.planDir, p.planDir,
       ...rw(p.tmpDir),
       ...rw(p.cwd),
+      ...(p.writable ?? []).filter((d) => fs.existsSync(d)).flatMap(rw),
       '--chdir', p.cwd,
       '--',
       ...argv,

@@ -16,6 +16,7 @@ import { displayCommand, shellQuote } from './command-approvals';
 import { findReferenceRun } from './confirm-blame';
 import { getRunDetail } from '../store/read-runs';
 import { runProcess } from './run-process';
+import { findOnPath } from './trial-sandbox';
 
 let engine: Engine;
 let scratch: string;
@@ -145,6 +146,32 @@ describe('trials in a box', () => {
     }
   }, 30_000);
 
+  it.skipIf(findOnPath('bwrap') === null)('with bubblewrap, a trial cannot read the database or write outside its folders', async () => {
+    const box = marker('box');
+    fs.mkdirSync(box, { recursive: true });
+    const outside = marker('written-outside');
+    const probe = `
+      const fs = require('fs'); const out = {};
+      const tryIt = (k, f) => { try { f(); out[k] = 'allowed'; } catch (e) { out[k] = e.code || 'denied'; } };
+      tryIt('readDatabase', () => fs.readFileSync(${JSON.stringify(engine.paths.database)}));
+      tryIt('writeOutside', () => fs.writeFileSync(${JSON.stringify(outside)}, 'x'));
+      tryIt('writeTmp', () => fs.writeFileSync(require('path').join(process.env.TMPDIR, 'x'), 'x'));
+      tryIt('writeInbox', () => fs.writeFileSync(${JSON.stringify(path.join(engine.paths.inbox, 'probe.tmp'))}, 'x'));
+      fs.writeFileSync('probe.json', JSON.stringify(out));`;
+    await importTrace(traceWith('box-1', { command: [process.execPath, '-e', probe], cwd: box }), 'inbox');
+    const e = await estimate('box-1');
+    expect(e.warnings.join(' ')).not.toMatch(/no OS sandbox/);
+    const r = await engine.call('startExperiment', { runId: 'box-1', at: 's1', edit: { kind: 'output', output: 'x' }, n: 1, parallel: 1, wait: true, approvedCommand: e.approval!.sha });
+    expect(r.ok).toBe(true);
+    const seen = JSON.parse(fs.readFileSync(path.join(box, 'probe.json'), 'utf8')) as Record<string, string>;
+    expect(seen.readDatabase).toBe('ENOENT');
+    expect(seen.writeOutside).not.toBe('allowed');
+    expect(fs.existsSync(outside)).toBe(false);
+    expect(seen.writeTmp).toBe('allowed');
+    expect(seen.writeInbox).toBe('allowed');
+    fs.rmSync(path.join(engine.paths.inbox, 'probe.tmp'), { force: true });
+  }, 30_000);
+
   it('Traceback variables cannot be added with --env', async () => {
     const r = await engine.call('startExperiment', { runId: 'env-1', at: 's1', edit: { kind: 'output', output: 'x' }, n: 1, env: ['TRACEBACK_HOME'] });
     expect(r.ok).toBe(false);
@@ -153,7 +180,7 @@ describe('trials in a box', () => {
 
   it('a trial writing without end, or eating memory, is killed at its cap', async () => {
     const log = marker('cap.log');
-    const chatty = await runProcess({ argv: [process.execPath, '-e', 'for(;;) process.stdout.write("x".repeat(65536))'], cwd: scratch, env: { PATH: process.env.PATH }, timeoutMs: 20_000, logFile: log, outputCapBytes: 1_000_000 });
+    const chatty = await runProcess({ argv: [process.execPath, '-e', 'const fs=require("fs"); for(;;) fs.writeSync(1, "x".repeat(65536))'], cwd: scratch, env: { PATH: process.env.PATH }, timeoutMs: 20_000, logFile: log, outputCapBytes: 1_000_000 });
     expect(chatty.overLimit).toMatch(/output cap/);
     expect(fs.statSync(log).size).toBeLessThanOrEqual(1_000_000);
     if (process.platform === 'linux') {
