@@ -40,6 +40,7 @@ import { trialUsage } from './trial-usage';
 import { validateEdit } from './validate-edit';
 import { checkNames, DEFAULT_TRIAL_SETTINGS, readTrialSettings, trialEnv, trialEnvNames, type TrialSettings } from './trial-environment';
 import { sandboxArgv, sandboxKind } from './trial-sandbox';
+import { makeWorkingCopy } from './working-copy';
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
 export const MAX_TRIALS_PER_ARM = 500;
@@ -256,7 +257,12 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
     // A private temp folder per trial: TMPDIR, and (sandboxed) the only writable place besides cwd and the inbox.
     const tmpDir = path.join(dir, `${t.arm}-${t.trial}.tmp`);
     fs.mkdirSync(tmpDir, { recursive: true });
-    const cwd = entry.cwd ?? process.cwd();
+    const recordedCwd = entry.cwd ?? process.cwd();
+    let cwd = recordedCwd;
+    if (trialSettings.working_copy) {
+      cwd = path.join(tmpDir, 'work');
+      makeWorkingCopy(recordedCwd, cwd);
+    }
     t.outcome = 'running';
     t.started_at = Date.now();
     updateTrial(db, t);

@@ -34,9 +34,11 @@ export interface TrialSettings {
   sandbox: 'auto' | 'off';
   /** Absolute folders a sandboxed trial may write in, besides its working folder, temp folder and the inbox (e.g. a cache). */
   writable: string[];
+  /** Run each trial in a private copy of the recorded working folder (working-copy.ts). */
+  working_copy: boolean;
 }
 
-export const DEFAULT_TRIAL_SETTINGS: TrialSettings = { env: [], memory_mb: 4096, output_mb: 50, sandbox: 'auto', writable: [] };
+export const DEFAULT_TRIAL_SETTINGS: TrialSettings = { env: [], memory_mb: 4096, output_mb: 50, sandbox: 'auto', writable: [], working_copy: false };
 
 /**
  * Reads `$TRACEBACK_HOME/trials.json` (optional). A malformed file is an
@@ -69,6 +71,10 @@ export function readTrialSettings(paths: HomePaths): TrialSettings {
       throw new EngineError('bad_request', `${file}: "writable" must be a list of absolute folder paths`);
     }
     out.writable = o.writable as string[];
+  }
+  if (o.working_copy !== undefined) {
+    if (typeof o.working_copy !== 'boolean') throw new EngineError('bad_request', `${file}: "working_copy" must be true or false`);
+    out.working_copy = o.working_copy;
   }
   if (o.sandbox !== undefined) {
     if (o.sandbox !== 'auto' && o.sandbox !== 'off') throw new EngineError('bad_request', `${file}: "sandbox" must be "auto" or "off"`);

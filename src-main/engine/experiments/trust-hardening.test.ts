@@ -172,6 +172,35 @@ describe('trials in a box', () => {
     fs.rmSync(path.join(engine.paths.inbox, 'probe.tmp'), { force: true });
   }, 30_000);
 
+  it('with "working_copy" on, a trial runs in a private copy: what it writes never reaches the recorded folder', async () => {
+    const project = marker('project');
+    fs.mkdirSync(path.join(project, 'node_modules', 'dep'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'config.json'), '{"mode":"recorded"}');
+    fs.writeFileSync(path.join(project, 'node_modules', 'dep', 'index.js'), 'module.exports = 1');
+    const report = marker('copy-report.json');
+    const script = `
+      const fs = require('fs');
+      fs.writeFileSync('config.json', '{"mode":"changed by the trial"}');
+      fs.writeFileSync('output.txt', 'x');
+      fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify({ cwd: process.cwd(), dep: fs.existsSync('node_modules/dep/index.js') }));`;
+    fs.writeFileSync(engine.paths.trialSettings, JSON.stringify({ working_copy: true, writable: [scratch] }));
+    try {
+      await importTrace(traceWith('copy-1', { command: [process.execPath, '-e', script], cwd: project }), 'inbox');
+      const e = await estimate('copy-1');
+      const r = await engine.call('startExperiment', { runId: 'copy-1', at: 's1', edit: { kind: 'output', output: 'x' }, n: 1, parallel: 1, wait: true, approvedCommand: e.approval!.sha });
+      expect(r.ok).toBe(true);
+      const seen = JSON.parse(fs.readFileSync(report, 'utf8')) as { cwd: string; dep: boolean };
+      expect(seen.cwd).not.toBe(project);
+      expect(seen.dep).toBe(true);
+      expect(fs.readFileSync(path.join(project, 'config.json'), 'utf8')).toBe('{"mode":"recorded"}');
+      expect(fs.existsSync(path.join(project, 'output.txt'))).toBe(false);
+      // The copies are removed with the trial's temp folder.
+      expect(fs.existsSync(seen.cwd)).toBe(false);
+    } finally {
+      fs.rmSync(engine.paths.trialSettings, { force: true });
+    }
+  }, 30_000);
+
   it('Traceback variables cannot be added with --env', async () => {
     const r = await engine.call('startExperiment', { runId: 'env-1', at: 's1', edit: { kind: 'output', output: 'x' }, n: 1, env: ['TRACEBACK_HOME'] });
     expect(r.ok).toBe(false);
