@@ -46,7 +46,14 @@ export function blameScoreOf(b: BlameResult): number {
 }
 
 export function createAnalysis(db: Db, paths: HomePaths): Analysis {
-  let settings = loadSettings(paths.settings);
+  // A typo in settings.json must not be silently ignored: each problem is reported once, on stderr.
+  const reported = new Set<string>();
+  const onProblem = (message: string) => {
+    if (reported.has(message)) return;
+    reported.add(message);
+    console.warn(`[traceback] settings: ${message}`);
+  };
+  let settings = loadSettings(paths.settings, onProblem);
   let hash = settingsHash(settings);
   const readCached = db.prepare('SELECT result FROM blame_results WHERE run_id = ? AND settings_hash = ? AND run_updated = ?');
   const writeCached = db.prepare(
@@ -57,7 +64,7 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
   const runState = db.prepare('SELECT updated_at, status FROM runs WHERE run_id = ?');
 
   const reloadSettingsIfChanged = () => {
-    const next = loadSettings(paths.settings);
+    const next = loadSettings(paths.settings, onProblem);
     const h = settingsHash(next);
     if (h !== hash) {
       settings = next;

@@ -10,8 +10,9 @@
  *  4. Order by strength; position (earlier first) only breaks exact ties.
  *  5. Confidence from the gap to the runner-up (the seed's thresholds): below
  *     blame.co_blame_gap it is low and the near ties are co-blamed; up to
- *     blame.medium_gap medium; above, high. A top strength below 0.5 caps
- *     it at medium, below 0.3 (and the verdict-fallback rule) at low.
+ *     blame.medium_gap medium; above, high. A top strength below
+ *     blame.confidence_medium_below caps it at medium, below
+ *     blame.confidence_low_below (and the verdict-fallback rule) at low.
  *     The top finding's own co-blames (coBlame) are added to the co-blamed.
  */
 import type { Confidence } from '../../../src-shared/analysis';
@@ -104,8 +105,9 @@ export function rankFindings(w: BlameWork, raw: Finding[], budget: number[]): Ra
       coBlamed = causes.slice(1).filter((c) => top.strength - c.strength < coGap);
     } else if (gap <= mediumGap) confidence = 'medium';
     // A lone weak finding is not a confident one: the strength caps the confidence.
-    if (top.strength < 0.3 || top.rule === 'verdict-fallback') confidence = 'low';
-    else if (top.strength < 0.5 && confidence === 'high') confidence = 'medium';
+    const { confidence_low_below: lowBelow, confidence_medium_below: mediumBelow } = w.settings.blame;
+    if (top.strength < lowBelow || top.rule === 'verdict-fallback') confidence = 'low';
+    else if (top.strength < mediumBelow && confidence === 'high') confidence = 'medium';
     // Where the location is a matter of view (the writer of a bad call, the call that failed), the other is co-blamed.
     for (const c of top.coBlame ?? []) {
       if (c.pos !== top.pos && !coBlamed.some((x) => x.pos === c.pos)) coBlamed = [...coBlamed, c];

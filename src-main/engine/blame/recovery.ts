@@ -14,6 +14,7 @@ import type { Settings } from '../scoring/settings';
 import { jsonText } from '../scoring/json-text';
 import type { RunGraph } from './run-graph';
 import { siblingsOf } from './run-graph';
+import { firstMatch, patternsOf } from './final-answer-signals';
 
 export interface Recovery {
   by: number | null;
@@ -21,7 +22,6 @@ export interface Recovery {
   reason: string;
 }
 
-const APOLOGY = /\b(?:couldn'?t|could not|can'?t|cannot|unable to|failed to|was not able to|wasn'?t able to|an error|error occurred|sorry)\b/i;
 
 export function isFailed(a: StepAssessment, settings: Settings): boolean {
   if (a.duplicateOf !== null) return false;
@@ -87,7 +87,7 @@ export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: 
     }
     const msg = (s.error?.message ?? '').trim().slice(0, 60);
     const quoted = msg.length >= 8 && finalText.includes(msg);
-    if ((finalText === '' && detail.run.status === 'ok') || (finalText !== '' && !quoted && !APOLOGY.test(finalText))) {
+    if ((finalText === '' && detail.run.status === 'ok') || (finalText !== '' && !quoted && firstMatch(finalText, patternsOf(settings.failure.apology_patterns)) === null)) {
       out.set(p, { by: null, kind: 'contained', reason: `${parent >= 0 ? `its parent "${g.steps[parent].name}"` : 'the run'} caught it and the final output does not show it` });
     }
   }

@@ -3,7 +3,8 @@
  * `scoring.unhealthy_below` and that was not recovered is a finding of
  * strength weight × (1 − score), with weight `strength.hard_check` for hard
  * checks and `strength.soft_check` for soft ones. Steps whose output did not
- * reach the final output (outside its lineage slice) get 0.8 of that: they
+ * reach the final output (outside its lineage slice) get
+ * blame.out_of_slice_share of that: they
  * may still matter (lineage is inferred), but less likely. Errors, and error
  * payloads already traced to the step that produced their input, are left to
  * rules-errors. A tool whose historical failure rate is at least
@@ -16,7 +17,6 @@ import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding
 
 /** Checks whose low value may be explained by bad input from upstream. */
 const DEPENDENT = /^(?:llm\.(?:refusal|non_responsive|empty|consistency)|retrieval\.|tool\.empty|user\.)/;
-const OUT_OF_SLICE = 0.8;
 
 export function checkFindings(w: BlameWork, handled: Set<number>): Finding[] {
   const g = w.graph;
@@ -30,7 +30,7 @@ export function checkFindings(w: BlameWork, handled: Set<number>): Finding[] {
     const worst = a.score < floor ? a.worst : (checkNamed(a, 'tool.flaky') ?? null);
     if (!worst) continue;
     const inSlice = w.lineage.finalProducer < 0 || w.slice.has(p);
-    const strength = (worst.hard ? st.hard_check : st.soft_check) * (1 - worst.value) * (inSlice ? 1 : OUT_OF_SLICE);
+    const strength = (worst.hard ? st.hard_check : st.soft_check) * (1 - worst.value) * (inSlice ? 1 : w.settings.blame.out_of_slice_share);
     out.push({
       pos: p,
       rule: `check:${worst.name}`,

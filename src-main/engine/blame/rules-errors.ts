@@ -85,7 +85,7 @@ export function errorFindings(w: BlameWork): ErrorFindings {
       findings.push({
         pos: o,
         rule: 'error-origin',
-        strength: 0.5,
+        strength: s.iteration_limit,
         reason: `${stepLabel(w, o)} stopped at its iteration limit (${q(errorText(step.error), 80)}) and no step inside it shows why it kept going.`,
         evidence: evidenceList(errEv),
         dependent: true,
@@ -103,7 +103,7 @@ export function errorFindings(w: BlameWork): ErrorFindings {
     findings.push({
       pos: o,
       rule: 'error-origin',
-      strength: origin === 'own' ? s.error_origin : s.error_origin - 0.03,
+      strength: origin === 'own' ? s.error_origin : s.error_origin_unknown,
       reason: `${stepLabel(w, o)} failed with ${q(errorText(step.error))} (${why})${tail}.`,
       evidence: evidenceList(errEv),
       dependent: false,

@@ -83,13 +83,14 @@ describe('the origin of bad content is blamed, not the tool that faithfully comp
     expect(top(r)).toMatchObject({ name: 'planner', rule: 'faithful-executor' });
   });
 
-  it('a verdict detail that only states the right answer names nothing wrong, so the rule stays silent', () => {
+  it('a verdict detail that states the right answer rejects the answer\'s value of that kind: the tool that returned it for the right arguments is blamed', () => {
     const b = new TraceBuilder({ input: { question: 'Which timezone is Pune in?' } });
     b.step('geo_lookup', 'tool', { input: { place: 'Pune' }, output: { place: 'Pune', timezone: 'Asia/Dubai' } });
     b.step('answer', 'llm', { input: chat('Which timezone is Pune in?\nLookup: Pune -> Asia/Dubai'), output: 'Pune is in the Asia/Dubai timezone.' });
     b.verdict(false, 'Pune is in Asia/Kolkata');
     const r = blame(b.finish('ok', 'Pune is in the Asia/Dubai timezone.'));
-    expect(r.blamed.some((x) => x.rule === 'faithful-executor' || x.rule === 'wrong-result')).toBe(false);
+    expect(r.blamed[0].name).toBe('geo_lookup');
+    expect(r.blamed[0].rule).toBe('wrong-result');
   });
 
   it('wrong content that a model wrote itself is not traced to a tool', () => {

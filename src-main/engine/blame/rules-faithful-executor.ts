@@ -41,9 +41,28 @@ const ARG_SYNTAX = new Set(
   ),
 );
 const MAX_WRONG = 20;
-/** Words by which an oracle's detail rejects what follows or precedes them ("wrongly includes X", "got X", "X is not ..."). */
-const REJECTING =
-  /\b(?:wrong(?:ly)?|incorrect(?:ly)?|not|never|\w+n['’]t|extra|spurious|unexpected|invalid|mistaken(?:ly)?|erroneous(?:ly)?|bogus|false(?:ly)?|got|instead|hallucinat\w*|made[- ]up|fabricat\w*|stale|old|outdated|reject(?:ed|s)?|should not)\b/i;
+/**
+ * Words by which an oracle's detail rejects what follows or precedes them
+ * ("wrongly includes X", "got X", "X is not ..."): `blame.rejecting_words`
+ * in the settings, each a word or a regular-expression fragment.
+ */
+const rejectingCache = new Map<string[], RegExp>();
+function rejectingPattern(words: string[]): RegExp {
+  let re = rejectingCache.get(words);
+  if (!re) {
+    const ok = words.filter((x) => {
+      try {
+        new RegExp(x);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    re = ok.length ? new RegExp(`\\b(?:${ok.join('|')})\\b`, 'i') : /(?!)/;
+    rejectingCache.set(words, re);
+  }
+  return re;
+}
 const MAX_SUPPORT_LOOKUPS = 50;
 
 const SCALE: Record<string, number> = { thousand: 1e3, k: 1e3, million: 1e6, m: 1e6, mn: 1e6, billion: 1e9, bn: 1e9, b: 1e9, trillion: 1e12 };
@@ -100,8 +119,13 @@ function wrongValues(w: BlameWork): Value[] {
   const named = new Set<number>();
   const detail = run.verdict && !run.verdict.pass && run.verdict.detail ? run.verdict.detail : '';
   // A detail may state the right answer too ("Pune is in Asia/Kolkata"): only clauses that reject something name wrong content.
-  for (const clause of detail.split(/[.;!?\n]+/)) if (REJECTING.test(clause)) for (const v of valuesOf(clause)) named.add(v.h);
+  const rejecting = rejectingPattern(w.settings.blame.rejecting_words);
+  for (const clause of detail.split(/[.;!?\n]+/)) if (rejecting.test(clause)) for (const v of valuesOf(clause)) named.add(v.h);
   const expectedKinds = new Set(expected.map((v) => v.kind));
+  // A failing detail that states a value the answer lacks states the right answer ("the list price is $299"):
+  // the answer's values of that kind are what it rejects, as with an expected answer.
+  const answerKeys = new Set(answer.map((v) => v.key));
+  for (const v of valuesOf(detail)) if (!answerKeys.has(v.key) && !exclude.has(v.h)) expectedKinds.add(v.kind);
   const out: Value[] = [];
   const seen = new Set<number>();
   for (const v of answer) {

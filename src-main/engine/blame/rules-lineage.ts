@@ -146,12 +146,12 @@ function questionOf(w: BlameWork, input: unknown): string {
   return w.lineage.runInputText;
 }
 
-function contained(passage: string, outSet: Set<number>, outNorm: string, k: number): boolean {
+function contained(passage: string, outSet: Set<number>, outNorm: string, k: number, keptAt: number): boolean {
   const sh = shinglesOf(passage, k, 4000, Number.POSITIVE_INFINITY);
   if (sh.length < 3) return outNorm.includes(passage.replace(/\s+/g, ' ').trim().toLowerCase());
   let hit = 0;
   for (const h of sh) if (outSet.has(h)) hit++;
-  return hit / sh.length >= 0.5;
+  return hit / sh.length >= keptAt;
 }
 
 export function droppedContextFindings(w: BlameWork): Finding[] {
@@ -172,7 +172,7 @@ export function droppedContextFindings(w: BlameWork): Finding[] {
     let keptMax = 0;
     const dropped: number[] = [];
     passages.forEach((text, i) => {
-      const kept = contained(text, outSet, outNorm, k);
+      const kept = contained(text, outSet, outNorm, k, w.settings.blame.context_kept_at);
       if (kept) keptMax = Math.max(keptMax, scores[i]);
       else if (scores[i] >= rel) dropped.push(i);
     });
@@ -255,8 +255,8 @@ const ANSWERING = new Set(['llm', 'agent', 'generic']);
  * difference, product or ratio ("100 EUR at 1.31 is 131 USD"), within 0.5%.
  * At most 60 input numbers are paired.
  */
-function derivable(x: number, inputs: number[]): boolean {
-  const near = (a: number, b: number): boolean => Math.abs(a - b) <= Math.max(0.005 * Math.abs(b), 1e-9);
+function derivable(x: number, inputs: number[], tolerance: number): boolean {
+  const near = (a: number, b: number): boolean => Math.abs(a - b) <= Math.max(tolerance * Math.abs(b), 1e-9);
   const xs = inputs.slice(0, 60);
   for (const a of xs) for (const f of [100, 1e3, 1e6, 1e9]) if (near(a / f, x) || near(a * f, x)) return true;
   for (let i = 0; i < xs.length; i++) {
@@ -285,7 +285,7 @@ export function madeUpValues(w: BlameWork, f: number, text: string): Value[] {
     if (!FABRICABLE.has(v.kind) || inKeys.has(v.key)) continue;
     const first = lin.firstSeen.get(v.h, NOT_SEEN);
     if (first !== NOT_SEEN && (first === RUN_INPUT || first < f)) continue;
-    if (v.kind === 'number' && derivable(Number(v.key.slice(7)), numbers)) continue;
+    if (v.kind === 'number' && derivable(Number(v.key.slice(7)), numbers, w.settings.blame.number_tolerance)) continue;
     if (!made.some((m) => m.key === v.key)) made.push(v);
   }
   return made;

@@ -57,22 +57,25 @@ function overlay(base: unknown, user: unknown, path: string, problems: string[])
 export function mergeSettings(user: unknown): { settings: Settings; problems: string[] } {
   const problems: string[] = [];
   const settings = overlay(DEFAULT_SETTINGS, user, '', problems) as Settings;
-  for (const pattern of settings.scoring.llm.refusal_patterns) {
-    try {
-      new RegExp(pattern, 'iu');
-    } catch {
-      problems.push(`scoring.llm.refusal_patterns: not a valid regular expression: ${pattern}`);
-    }
-  }
-  if (problems.some((p) => p.includes('not a valid regular expression'))) {
-    settings.scoring.llm.refusal_patterns = settings.scoring.llm.refusal_patterns.filter((p) => {
+  // Every list of regular expressions: an invalid one is reported and dropped, the others kept.
+  const lists: [string, { get(): string[]; set(v: string[]): void }][] = [
+    ['scoring.llm.refusal_patterns', { get: () => settings.scoring.llm.refusal_patterns, set: (v) => (settings.scoring.llm.refusal_patterns = v) }],
+    ['failure.give_up_patterns', { get: () => settings.failure.give_up_patterns, set: (v) => (settings.failure.give_up_patterns = v) }],
+    ['failure.apology_patterns', { get: () => settings.failure.apology_patterns, set: (v) => (settings.failure.apology_patterns = v) }],
+    ['failure.guardrail_name_patterns', { get: () => settings.failure.guardrail_name_patterns, set: (v) => (settings.failure.guardrail_name_patterns = v) }],
+    ['blame.rejecting_words', { get: () => settings.blame.rejecting_words, set: (v) => (settings.blame.rejecting_words = v) }],
+  ];
+  for (const [name, list] of lists) {
+    const valid = list.get().filter((pattern) => {
       try {
-        new RegExp(p, 'iu');
+        new RegExp(pattern, 'iu');
         return true;
       } catch {
+        problems.push(`${name}: not a valid regular expression: ${pattern}`);
         return false;
       }
     });
+    if (valid.length !== list.get().length) list.set(valid);
   }
   return { settings, problems };
 }
@@ -111,8 +114,10 @@ function canonical(v: unknown): string {
  * settingsHash, which includes it, so that a release that changes the rules
  * (not only the settings) recomputes them. Bump it with every such change.
  * 2: faithful-executor / wrong-result rules, sentence quotes, lineage_edges.
+ * 3: failure detection (signals), asserted failures, content suspicion,
+ *    guardrail / gave-up / hidden-error / plan / wrong-tool rules.
  */
-export const RULES_REVISION = 2;
+export const RULES_REVISION = 3;
 
 /** Stable across key order; changes whenever any value changes (or the rules revision). */
 export function settingsHash(settings: Settings): string {
