@@ -164,3 +164,44 @@ test('the failing research-team run shows how data flowed between its steps, and
   await toggle.check();
   await expect(flows).toHaveCount(drawn);
 });
+
+test('a user marks a healthy-looking run as failed with the expected answer, sees ranked suspects, and can clear the mark', async ({ app, tb }) => {
+  const healthy = (await callApi(tb, 'listRuns', { filter: 'healthy' })).find((r) => r.steps >= 3);
+  expect(healthy, 'a healthy demo run with a few steps').toBeDefined();
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(healthy!.run_id)}`);
+  await expect(app.getByTestId('blame-verdict')).toContainText(/Healthy run|Possibly failed/);
+
+  await app.getByTestId('mark-failed-button').click();
+  const dialog = app.getByTestId('mark-failed-dialog');
+  await expect(dialog).toBeVisible();
+  await dialog.getByTestId('mark-failed-expected').fill('Only Port Aurel and Vessen');
+  await screenshot(app, 'mark-as-failed-dialog');
+  await dialog.getByTestId('mark-failed-confirm').click();
+
+  await expect(app.getByTestId('blame-verdict')).toContainText('Failed (marked by you).');
+  await expect(app.getByTestId('blame-verdict')).toContainText('Only Port Aurel and Vessen');
+  await expect(app.getByTestId('blamed-step')).toBeVisible();
+  await expect(app.getByTestId('co-blamed-step')).toHaveCount(2);
+  await expect(app.getByTestId('marked-failed')).toBeVisible();
+  await expect(app.locator('.run-header .status-pill')).toHaveText('failed');
+  await screenshot(app, 'marked-failed-ranking');
+
+  // The mark is stored on the run: the gate and a fresh blame see it.
+  const stored = await callApi(tb, 'blameRun', { runId: healthy!.run_id });
+  expect(stored.asserted).toBe(true);
+  expect(stored.blamed.length).toBe(3);
+
+  await app.getByTestId('marked-failed').getByRole('button', { name: 'Clear mark' }).click();
+  await expect(app.getByTestId('mark-failed-button')).toBeVisible();
+  await expect(app.getByTestId('blame-verdict')).not.toContainText('marked by you');
+});
+
+test('Escape closes the Mark as failed dialog without marking the run', async ({ app, tb }) => {
+  const healthy = (await callApi(tb, 'listRuns', { filter: 'healthy' }))[0];
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(healthy.run_id)}`);
+  await app.getByTestId('mark-failed-button').click();
+  await expect(app.getByTestId('mark-failed-dialog')).toBeVisible();
+  await app.keyboard.press('Escape');
+  await expect(app.getByTestId('mark-failed-dialog')).toHaveCount(0);
+  expect((await callApi(tb, 'blameRun', { runId: healthy.run_id })).asserted).toBe(false);
+});

@@ -261,8 +261,10 @@ export function faithfulExecutorFindings(w: BlameWork): Finding[] {
   const run = w.detail.run;
   for (const [tool, values] of [...byTool].sort((a, b) => b[1].length - a[1].length || a[0] - b[0])) {
     const list = values.slice(0, 3).map((v) => q(v.raw, 40)).join(', ');
+    // Who rejected it: a failing verdict, else the expected answer the user gave (which lacks it).
+    const byOracle = run.verdict !== null && !run.verdict.pass;
     const rejected = (): Evidence | null =>
-      quoteRun(run, 'verdict', values.find((v) => run.verdict?.detail?.includes(v.raw))?.raw ?? values[0].raw) ?? quoteRun(run, 'output', values[0].raw);
+      (byOracle ? quoteRun(run, 'verdict', values.find((v) => run.verdict?.detail?.includes(v.raw))?.raw ?? values[0].raw) : null) ?? quoteRun(run, 'output', values[0].raw);
     const upstream = upstreamOf(g, lin, tool, 5_000);
     const unsupported = unsupportedArguments(w, tool, upstream);
     const origin = unsupported.length > 0 ? originOf(w, tool, upstream, unsupported) : null;
@@ -275,8 +277,8 @@ export function faithfulExecutorFindings(w: BlameWork): Finding[] {
         strength: st.expected_never_present,
         reason:
           unsupported.length === 0
-            ? `${stepLabel(w, tool)} returned ${list}, which the oracle rejected, for arguments that the request supports: the wrong content entered the run here.`
-            : `${stepLabel(w, tool)} returned ${list}, which the oracle rejected; no earlier step produced its arguments, so the wrong content entered the run here.`,
+            ? `${stepLabel(w, tool)} returned ${list}, which ${byOracle ? 'the oracle rejected' : 'the expected answer does not hold'}, for arguments that the request supports: the wrong content entered the run here.`
+            : `${stepLabel(w, tool)} returned ${list}, which ${byOracle ? 'the oracle rejected' : 'the expected answer does not hold'}; no earlier step produced its arguments, so the wrong content entered the run here.`,
         evidence: evidenceList(quoteStep(g.steps[tool], 'output', values[0].raw), quoteStep(g.steps[tool], 'input'), rejected()),
         dependent: false,
       });
@@ -297,7 +299,7 @@ export function faithfulExecutorFindings(w: BlameWork): Finding[] {
       pos,
       rule: 'faithful-executor',
       strength: st.wrong_argument,
-      reason: `${stepLabel(w, pos)} produced the arguments of ${stepLabel(w, tool)} (${argList}: not in the request); the tool executed them faithfully and brought in ${list}, which the oracle rejected.`,
+      reason: `${stepLabel(w, pos)} produced the arguments of ${stepLabel(w, tool)} (${argList}: not in the request); the tool executed them faithfully and brought in ${list}, which ${byOracle ? 'the oracle rejected' : 'the expected answer does not hold'}.`,
       evidence: evidenceList(
         quoteStep(g.steps[pos], 'output', needle),
         quoteStep(g.steps[tool], 'input', needle) ?? quoteStep(g.steps[tool], 'input', arg.word),

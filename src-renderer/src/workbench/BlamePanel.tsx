@@ -20,16 +20,22 @@ export function BlamePanel({ model }: { model: RunModel }) {
   if (!blame) return <div className="muted pad">Working out blame…</div>;
   return (
     <div className="blame-panel" data-testid="blame-panel">
-      {blame.healthy ? (
+      {blame.healthy && blame.detection?.status === 'unknown' ? (
+        <div className="verdict-banner unknown" data-testid="blame-verdict">
+          <strong>Possibly failed.</strong> <TraceText text={blame.detection.description} truncateAt={400} /> The signs are not strong enough to blame a
+          step; use <em>Mark as failed…</em> if the run did fail.
+        </div>
+      ) : blame.healthy ? (
         <div className="verdict-banner healthy" data-testid="blame-verdict">
           <strong>Healthy run.</strong> Nothing is blamed.
         </div>
       ) : (
         <div className="verdict-banner failed" data-testid="blame-verdict">
-          <strong>Failed{blame.failure ? `: ${blame.failure.kind}` : ''}.</strong>{' '}
+          <strong>{blame.asserted ? 'Failed (marked by you).' : `Failed${blame.failure ? `: ${blame.failure.kind}` : ''}.`}</strong>{' '}
           {blame.failure && <TraceText text={blame.failure.description} truncateAt={400} />}
         </div>
       )}
+      <FailureSignals blame={blame} />
       {blame.blamed.length > 0 && <BlamedCard finding={blame.blamed[0]} primary runId={model.detail?.run.run_id} />}
       {blame.blamed.length === 0 && !blame.healthy && <div className="muted pad">No step could be blamed with the evidence in this trace.</div>}
       {(blame.co_blamed.length > 0 || blame.blamed.length > 1) && (
@@ -123,6 +129,30 @@ function BlamedCard({ finding, primary = false, runId }: { finding: BlamedStep; 
         {primary && runId && <ForkFromHereButton runId={runId} stepId={finding.step_id} />}
       </div>
     </div>
+  );
+}
+
+/** What made the detector call the run failed (or possibly failed), strongest first. */
+function FailureSignals({ blame }: { blame: BlameResult }) {
+  const signals = blame.detection?.signals ?? blame.failure?.signals ?? [];
+  if (signals.length === 0) return null;
+  return (
+    <Section title={`Failure signals (${signals.length})`} testId="failure-signals" defaultOpen={!blame.healthy || blame.detection?.status === 'unknown'}>
+      <ul className="signal-list">
+        {signals.slice(0, 8).map((s, i) => (
+          <li key={`${s.name}:${i}`} data-testid="failure-signal">
+            <span className="mono">{s.strength.toFixed(2)}</span> <strong>{s.name}</strong>{' '}
+            {s.step_id ? (
+              <button type="button" className="link-button" onClick={() => act(selectStep, s.step_id!)}>
+                <TraceText text={s.description} truncateAt={300} />
+              </button>
+            ) : (
+              <TraceText text={s.description} truncateAt={300} />
+            )}
+          </li>
+        ))}
+      </ul>
+    </Section>
   );
 }
 

@@ -12,6 +12,7 @@ import { DEFAULT_ROUTE } from '../state/route';
 import { formatDuration, formatTime } from '../text/format';
 import { BlamePanel } from './BlamePanel';
 import { ExportMenu } from './ExportMenu';
+import { MarkFailedMenu } from './MarkFailedMenu';
 import { StepList } from './StepList';
 import { StepPanel } from './StepPanel';
 import { useRunModel } from './use-run-model';
@@ -55,7 +56,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
   }
   if (!detail || !tree) return <div className="pad muted" data-testid="run-loading">Loading run…</div>;
   const run = detail.run;
-  const health = runHealth(run);
+  const health = runHealth(run, model.blame);
 
   return (
     <div className="workbench" data-testid="run-workbench" data-run-id={run.run_id}>
@@ -73,6 +74,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
           {totals.cost > 0 && ` · $${totals.cost.toFixed(4)}`}
         </span>
         <span className="toolbar-spacer" />
+        <MarkFailedMenu runId={run.run_id} blame={model.blame} />
         <CompareWith runId={run.run_id} pipeline={run.pipeline} />
         <ExportMenu runId={run.run_id} />
       </header>
