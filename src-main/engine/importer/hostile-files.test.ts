@@ -150,6 +150,31 @@ describe('size and depth', () => {
   }, 120_000);
 });
 
+describe('a tailed file never sticks', () => {
+  it('a record the store cannot take costs only its line: the rest of its block is kept, the error is stored, and the file goes on', () => {
+    const recs = syntheticRunRecords({ runId: 'sticky', steps: 3, unfinished: true });
+    const lines = toJsonl(recs).trimEnd().split('\n');
+    // A valid record the store refuses (here a trigger stands in for whatever SQLite may refuse one day).
+    db.exec(`CREATE TRIGGER refuse_poison BEFORE INSERT ON steps WHEN NEW.step_id = 'poison' BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END`);
+    lines.splice(3, 0, JSON.stringify({ type: 'step-start', run_id: 'sticky', step_id: 'poison', parent_id: null, index: 9, name: 'poison', step_type: 'tool', replay_key: 'poison#0', ts: 1_700_000_000_050 }));
+    const file = write('sticky.jsonl', lines.join('\n') + '\n');
+    let first: ReturnType<typeof importFile>;
+    try {
+      first = importFile(db, file);
+    } finally {
+      db.exec('DROP TRIGGER refuse_poison');
+    }
+    expect(getRunDetail(db, 'sticky').steps).toHaveLength(3);
+    expect(messages(file).join('\n')).toMatch(/^4: record could not be stored \(refused by a test trigger\); skipped/m);
+    expect(first.linesRead).toBe(lines.length);
+    // Nothing is read twice, and what the writer appends next is imported.
+    expect(importFile(db, file).linesRead).toBe(0);
+    fs.appendFileSync(file, JSON.stringify({ type: 'run-end', run_id: 'sticky', ts: 1_700_000_000_100, status: 'ok' }) + '\n');
+    expect(importFile(db, file).linesRead).toBe(1);
+    expect(getRunDetail(db, 'sticky').run.status).toBe('ok');
+  });
+});
+
 describe('damaged encodings and versions are reported, not silently changed', () => {
   it('a UTF-8 byte-order mark no longer drops the run-start; it is reported', () => {
     const file = write('bom.jsonl', '\ufeff' + toJsonl(syntheticRunRecords({ runId: 'bom-run', steps: 1, pipeline: 'bom-pipeline' })));
