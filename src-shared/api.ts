@@ -48,7 +48,7 @@ export const callSchemas = {
   exportRun: z.object({ runId, format: z.enum(['otlp']) }).strict(),
   getInfo: z.object({}).strict(),
   /** What a fork would re-run and cost, and the command it needs approved; runs nothing. */
-  estimateExperiment: z.object({ runId, at: stepRef, edit: forkEditSchema, n: trialsPerArm }).strict(),
+  estimateExperiment: z.object({ runId, at: stepRef, edit: forkEditSchema, n: trialsPerArm, env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(200)).max(100).optional() }).strict(),
   /** Starts a fork experiment; resolves at once (progress as 'experiment-progress' events) unless `wait`. */
   startExperiment: z
     .object({

@@ -197,8 +197,7 @@ export const forkCommand: Command = {
     if (!v.at) throw new UsageError('give the step to fork at: --at STEP (a replay key like planner#0, a step id, or a unique step name)');
     const edit = editFromFlags(v);
     if (ctx.args.booleans.has('estimate')) {
-      const e = await callEngine(engine, 'estimateExperiment', { runId, at: v.at, edit, n: n ?? 1 });
-      if (env.length && e.trial_env) e.trial_env = [...new Set([...e.trial_env, ...env])].sort();
+      const e = await callEngine(engine, 'estimateExperiment', { runId, at: v.at, edit, n: n ?? 1, ...(env.length ? { env } : {}) });
       if (json) ctx.json(e);
       else printEstimate(e, runId, ctx.out);
       return EXIT_OK;

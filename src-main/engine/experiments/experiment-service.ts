@@ -49,7 +49,7 @@ export function createExperimentService(deps: ExperimentServiceDeps): Experiment
   const handlers: ExperimentHandlers = {
     estimateExperiment: (a) => {
       const source = getRunDetail(db, a.runId);
-      const { estimate } = prepareExperiment(db, { source, at: a.at, edit: a.edit, n: a.n }, deps.paths);
+      const { estimate } = prepareExperiment(db, { source, at: a.at, edit: a.edit, n: a.n, env: a.env }, deps.paths);
       // What this engine showed: Start with `approve` alone is bound to exactly this (run content included).
       if (estimate.approval) lastShown.set(source.run.run_id, estimate.approval.sha);
       return estimate;

@@ -272,7 +272,7 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
     const proc = await runProcess({
       argv: boxed.argv,
       cwd,
-      env: trialEnv({ entry, planFile, tmpDir, extraNames: extraEnv }),
+      env: trialEnv({ entry, planFile, tmpDir, extraNames: extraEnv, sandboxed: boxed.kind === 'bwrap' }),
       timeoutMs,
       memoryCapBytes: trialSettings.memory_mb * 1e6,
       outputCapBytes: trialSettings.output_mb * 1e6,

@@ -99,6 +99,8 @@ export interface TrialEnvSpec {
   tmpDir: string;
   /** Names the user adds (settings and --env). */
   extraNames: string[];
+  /** The trial runs under bwrap (read-only $HOME). */
+  sandboxed?: boolean;
 }
 
 /** The environment names a trial will receive, for the estimate (values are never shown). */
@@ -124,6 +126,11 @@ export function trialEnv(spec: TrialEnvSpec, parent: NodeJS.ProcessEnv = process
   }
   if (spec.tmpDir) {
     env.TMPDIR = spec.tmpDir;
+    if (spec.sandboxed) {
+      // Under the sandbox $HOME is read-only: caches (npm, pip, tools following XDG) go to the trial's own folder.
+      env.XDG_CACHE_HOME = `${spec.tmpDir}/cache`;
+      env.npm_config_cache = `${spec.tmpDir}/npm-cache`;
+    }
     if (process.platform === 'win32') env.TEMP = env.TMP = spec.tmpDir;
   }
   if (spec.planFile) env[REPLAY_PLAN_ENV] = spec.planFile;
