@@ -105,7 +105,7 @@ export interface TrialEnvSpec {
 
 /** The environment names a trial will receive, for the estimate (values are never shown). */
 export function trialEnvNames(entry: EntryCommand, extraNames: string[], parent: NodeJS.ProcessEnv = process.env): string[] {
-  return Object.keys(trialEnv({ entry, planFile: '', tmpDir: '', extraNames }, parent)).sort();
+  return Object.keys(trialEnv({ entry, planFile: '', tmpDir: '(private)', extraNames }, parent)).sort();
 }
 
 export function trialEnv(spec: TrialEnvSpec, parent: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
