@@ -24,6 +24,8 @@ import type { BlameWork } from './finding';
 import { NOT_SEEN, RUN_INPUT } from './lineage';
 import type { Value } from './value-features';
 import { valuesOf } from './value-features';
+import { derivable } from './rules-lineage';
+import { numbersIn } from './rules-faithful-executor';
 
 export const SUSPICION_FEATURES = ['answer_origin', 'error_writer', 'ungrounded', 'acts', 'length', 'position'] as const;
 export type SuspicionFeature = (typeof SUSPICION_FEATURES)[number];
@@ -109,12 +111,20 @@ export function suspicionOf(w: BlameWork): StepSuspicion[] {
   });
 
   // ungrounded: stated first here, and not in what the step received.
+  // Numbers as written, scale words included ("1 million" is 1000000).
+  const requestNumbers = numbersIn(lin.runInputText);
   for (const p of cands) {
     const row = rows.get(p)!;
     const received = lin.inHashesOf(p);
+    let given: number[] | null = null;
     for (const v of lin.outValuesOf(p)) {
       if (!FACT_KINDS.has(v.kind) || received.has(v.h)) continue;
       if (v.kind === 'number' && v.raw.replace(/\D/g, '').length < 2) continue;
+      // A number computed from the numbers the step was given ("1 million" → 1000000) is derived, not made up.
+      if (v.kind === 'number') {
+        given ??= [...numbersIn(lin.inTextOf(p).slice(0, 20_000)), ...requestNumbers];
+        if (derivable(Number(v.key.slice(7)), given, w.settings.blame.number_tolerance)) continue;
+      }
       if (lin.firstSeen.get(v.h, NOT_SEEN) !== p) continue;
       if (!row.ungroundedValues.some((u) => u.key === v.key)) row.ungroundedValues.push(v);
     }

@@ -255,7 +255,7 @@ const ANSWERING = new Set(['llm', 'agent', 'generic']);
  * difference, product or ratio ("100 EUR at 1.31 is 131 USD"), within 0.5%.
  * At most 60 input numbers are paired.
  */
-function derivable(x: number, inputs: number[], tolerance: number): boolean {
+export function derivable(x: number, inputs: number[], tolerance: number): boolean {
   const near = (a: number, b: number): boolean => Math.abs(a - b) <= Math.max(tolerance * Math.abs(b), 1e-9);
   const xs = inputs.slice(0, 60);
   for (const a of xs) for (const f of [100, 1e3, 1e6, 1e9]) if (near(a / f, x) || near(a * f, x)) return true;
