@@ -10,7 +10,7 @@ import { EventHub } from './event-hub';
 import { ensureHome, homePaths, type HomePaths } from './home';
 import { importPaths } from './import-paths';
 import { watchInbox, type InboxWatcher } from './importer/watch-inbox';
-import { openDatabase, type Db } from './store/open-database';
+import { closeDatabase, openDatabase, type Db } from './store/open-database';
 import { getRunDetail, listImportErrors, listRuns } from './store/read-runs';
 import { createAnalysis, type Analysis } from './analysis-service';
 import { createExperimentService, recoverExperiments } from './experiments/experiment-service';
@@ -94,7 +94,8 @@ export function createEngine(opts: EngineOptions = {}): Engine {
     close: async () => {
       await experiments.close();
       await watcher?.close();
-      db.close();
+      // Stamps the file as verified, so the next open can skip quick_check if nothing touched it since.
+      closeDatabase(db);
     },
   };
 }

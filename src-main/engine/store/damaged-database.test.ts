@@ -14,6 +14,7 @@ import { openDatabase } from './open-database';
 import { checkHome } from './check-database';
 import { homePaths } from '../home';
 import { createRecordWriter } from './write-records';
+import { createEngine } from '../create-engine';
 import { syntheticRunRecords } from '../../../test/support/synthetic-trace';
 
 function home(): { dir: string; db: string } {
@@ -79,6 +80,19 @@ describe('a damaged database', () => {
     expect(doctor.status).toBe(1);
     expect(doctor.stdout).toMatch(/ERROR/);
   }, 30_000);
+
+  it('a database closed cleanly is stamped (its next open skips the full read), and damage after that is still caught', async () => {
+    const h = home();
+    healthyDatabase(h.db);
+    const engine = createEngine({ home: h.dir });
+    await engine.close();
+    expect(fs.existsSync(`${h.db}-verified`)).toBe(true);
+    openDatabase(h.db).close();
+    const bytes = fs.readFileSync(h.db);
+    for (let i = 3 * 4096; i < bytes.length - 4096; i += 4096) bytes.fill(0xa5, i + 8, i + 600);
+    fs.writeFileSync(h.db, bytes);
+    expect(() => openDatabase(h.db)).toThrow(/is damaged or is not a Traceback database/);
+  });
 
   it('a healthy home passes tb doctor', () => {
     const h = home();
