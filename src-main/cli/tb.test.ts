@@ -64,6 +64,36 @@ describe('tb on the demo data', () => {
     expect(tb(home, 'gate', failed.run_id).code).toBe(2);
   });
 
+  it('`blame --failed --json` ranks three suspects on a healthy run with failure signals, never "healthy"; a plain blame stays silent', () => {
+    const healthy = runs.find((r) => r.verdict?.pass && r.steps >= 3)!;
+    const plain = tb(home, 'blame', healthy.run_id, '--json').json();
+    expect(plain).toMatchObject({ healthy: true, blamed: [], asserted: false, detection: { status: 'healthy' } });
+    const asserted = tb(home, 'blame', healthy.run_id, '--failed', '--json');
+    expect(asserted.code, asserted.stderr).toBe(0);
+    const doc = asserted.json();
+    expect(doc).toMatchObject({ run_id: healthy.run_id, healthy: false, asserted: true, failure: { kind: 'asserted', description: expect.any(String), signals: expect.any(Array) } });
+    expect(doc.blamed).toHaveLength(3);
+    for (const key of ['step_id', 'name', 'type', 'index', 'score', 'confidence', 'reason', 'evidence', 'rule']) expect(doc.blamed[0]).toHaveProperty(key);
+    // --failed is not stored: the next blame is the plain one again.
+    expect(tb(home, 'blame', healthy.run_id, '--json').json().healthy).toBe(true);
+  });
+
+  it('`mark --failed` is stored: blame, the gate and the report see it until `mark --clear`', () => {
+    const healthy = runs.find((r) => r.verdict?.pass)!;
+    expect(tb(home, 'gate', '--fail-on-blame', '0.99', healthy.run_id).code).toBe(0);
+    const marked = tb(home, 'mark', healthy.run_id, '--failed', '--expected', 'something else entirely', '--json');
+    expect(marked.code, marked.stderr).toBe(0);
+    expect(marked.json()).toMatchObject({ asserted: true, healthy: false, assertion: { failed: true, expected: 'something else entirely' } });
+    expect(tb(home, 'blame', healthy.run_id, '--json').json()).toMatchObject({ asserted: true, healthy: false });
+    const gate = tb(home, 'gate', '--fail-on-blame', '0.99', healthy.run_id);
+    expect(gate.code).toBe(1);
+    expect(gate.stdout).toMatch(/marked as failed by the user/);
+    expect(tb(home, 'list', '--filter', 'failed', '--json').json().map((r: { run_id: string }) => r.run_id)).toContain(healthy.run_id);
+    expect(tb(home, 'mark', healthy.run_id, '--clear').code).toBe(0);
+    expect(tb(home, 'gate', '--fail-on-blame', '0.99', healthy.run_id).code).toBe(0);
+    expect(tb(home, 'mark', healthy.run_id).code).toBe(2);
+  });
+
   it('a report is written as self-contained HTML with no script', () => {
     const failed = runs.find((r) => r.verdict && !r.verdict.pass)!;
     const out = path.join(home, 'report.html');

@@ -21,7 +21,7 @@ WHERE (@pipeline IS NULL OR r.pipeline = @pipeline)
        OR EXISTS (SELECT 1 FROM steps s WHERE s.run_id = r.run_id
                   AND (s.name LIKE @search ESCAPE '\\' OR s.input LIKE @search ESCAPE '\\' OR s.output LIKE @search ESCAPE '\\' OR s.error LIKE @search ESCAPE '\\')))
   AND (@filter = 'all'
-       OR (@filter = 'failed' AND (r.status = 'error' OR json_extract(r.verdict, '$.pass') = 0))
+       OR (@filter = 'failed' AND (r.status = 'error' OR json_extract(r.verdict, '$.pass') = 0 OR b.healthy = 0))
        OR (@filter = 'blamed' AND b.healthy = 0)
        OR (@filter = 'healthy' AND b.healthy = 1)
        OR (@filter = 'running' AND r.status = 'running' AND r.updated_at >= @running_since)
