@@ -9,6 +9,7 @@
  * Linux without it) a trial runs as the user with the minimal environment
  * only; the estimate says so (docs/security.md).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -46,9 +47,25 @@ export function findOnPath(name: string, envPath = process.env.PATH ?? ''): stri
   return null;
 }
 
+/**
+ * Whether bwrap can actually make a sandbox here: an installed bwrap may still
+ * be refused user namespaces (a container without them, AppArmor's
+ * unprivileged-userns restriction on recent Ubuntu). Probed once per process
+ * with the same mounts a trial gets; when it fails, trials run unsandboxed
+ * (the estimate says so) instead of every trial crashing.
+ */
+let probed: { path: string; ok: boolean } | null = null;
+export function bwrapUsable(bwrap: string): boolean {
+  if (probed && probed.path === bwrap) return probed.ok;
+  const r = spawnSync(bwrap, ['--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'true'], { stdio: 'ignore', timeout: 10_000 });
+  probed = { path: bwrap, ok: r.status === 0 };
+  return probed.ok;
+}
+
 export function sandboxKind(mode: 'auto' | 'off'): Sandboxed['kind'] {
   if (mode === 'off' || process.platform !== 'linux') return 'none';
-  return findOnPath('bwrap') ? 'bwrap' : 'none';
+  const bwrap = findOnPath('bwrap');
+  return bwrap && bwrapUsable(bwrap) ? 'bwrap' : 'none';
 }
 
 export function sandboxArgv(argv: string[], p: SandboxPaths, kind: Sandboxed['kind']): Sandboxed {
