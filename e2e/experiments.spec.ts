@@ -73,6 +73,9 @@ test('forking the failing run at the planner with the corrected plan: treatment 
   // Safety: the exact recorded command is shown, and Start needs its approval.
   const command = editor.getByTestId('fork-command');
   await expect(command).toContainText(run.entry!.command.slice(-4).join(' '));
+  // The approval is bound to what is shown: the estimate's hash is displayed, and Start sends it.
+  const shown = await callApi(tb, 'estimateExperiment', { runId: run.run_id, at: 'planner#0', edit: { kind: 'output', output: planner.output }, n: 2 });
+  await expect(command).toContainText(`approval ${shown.approval!.sha.slice(0, 16)}`);
   await expect(editor.getByTestId('fork-start')).toBeDisabled();
   await editor.getByTestId('fork-approve').check();
   await expect(editor.getByTestId('fork-start')).toBeEnabled();

@@ -1,6 +1,7 @@
 import { useId, useMemo, useState } from 'react';
 import type { BlameCandidateResult } from '../../../src-shared/experiments';
 import type { Run } from '../../../src-shared/model';
+import type { Json } from '../../../src-shared/trace-format';
 import type { ApiClient } from '../../../src-shared/client';
 import { useApi } from '../api/api-context';
 import { useEngineQuery } from '../api/use-engine-query';
@@ -18,9 +19,9 @@ import './experiments.css';
 const DEFAULT_N = 5;
 
 /** Fires confirmBlame and records its answer in the session store, whichever view is open when it ends. */
-async function runConfirmation(api: ApiClient, runId: string, n: number, scope: 'blamed' | 'differing', referenceRunId: string | null) {
+async function runConfirmation(api: ApiClient, runId: string, n: number, scope: 'blamed' | 'differing', referenceRunId: string | null, approvedCommand: string) {
   actExperiments(setConfirmation, runId, { state: 'running', startedAt: Date.now(), n, scope });
-  const r = await api.invoke('confirmBlame', { runId, n, scope, approve: true, ...(referenceRunId ? { referenceRunId } : {}) });
+  const r = await api.invoke('confirmBlame', { runId, n, scope, approve: true, approvedCommand, ...(referenceRunId ? { referenceRunId } : {}) });
   actExperiments(setConfirmation, runId, r.ok ? { state: 'done', result: r.value, n, scope } : { state: 'error', error: r.error, n, scope });
 }
 
@@ -29,14 +30,15 @@ async function runConfirmation(api: ApiClient, runId: string, n: number, scope: 
  * a passing run's output at that step and measure whether it fixes the run.
  * The answer ranks the candidates by measured effect with BH-adjusted p.
  */
-export function ConfirmBlame({ run, nameOf }: { run: Run; nameOf: (stepId: string) => string }) {
+export function ConfirmBlame({ run, nameOf, probe }: { run: Run; nameOf: (stepId: string) => string; probe: { at: string; output: Json } | null }) {
   const api = useApi();
   const ids = useId();
   const confirmation = useExperimentUi((s) => s.confirmations[run.run_id]);
   const [n, setN] = useState(String(DEFAULT_N));
   const [differing, setDiffering] = useState(false);
   const [reference, setReference] = useState('');
-  const [approved, setApproved] = useState(false);
+  // Approval is of the exact command the engine shows (escaped, one line) and the run's content now: its hash.
+  const [approvedSha, setApprovedSha] = useState<string | null>(null);
   const runs = useEngineQuery('listRuns', { pipeline: run.pipeline, limit: 2000 });
   const passing = useMemo(
     () => (runs.data ?? []).filter((r) => r.verdict?.pass && !r.forked && r.run_id !== run.run_id).sort((a, b) => b.started_at - a.started_at),
@@ -45,6 +47,9 @@ export function ConfirmBlame({ run, nameOf }: { run: Run; nameOf: (stepId: strin
 
   const nValue = /^\d+$/.test(n.trim()) ? Number(n) : NaN;
   const nOk = nValue >= 1 && nValue <= 500;
+  const estimate = useEngineQuery('estimateExperiment', hasEntry(run.entry) && probe && nOk ? { runId: run.run_id, at: probe.at, edit: { kind: 'output', output: probe.output }, n: nValue } : null);
+  const approval = estimate.data?.approval ?? null;
+  const approved = approval !== null && approvedSha === approval.sha;
   const canRun = hasEntry(run.entry);
   const running = confirmation?.state === 'running';
   const ready = canRun && nOk && approved && passing.length > 0 && !running;
@@ -92,11 +97,19 @@ export function ConfirmBlame({ run, nameOf }: { run: Run; nameOf: (stepId: strin
               <span className="xp-prompt" aria-hidden="true">
                 $
               </span>{' '}
-              <TraceText text={commandLine(run.entry!.command)} truncateAt={2000} />
+              <TraceText text={approval ? approval.shown : commandLine(run.entry!.command)} truncateAt={2000} />
             </div>
+            {approval && <div className="muted small mono">approval {approval.sha.slice(0, 16)}</div>}
           </div>
+          {estimate.error && <ErrorNote error={estimate.error} />}
           <label className="xp-approve">
-            <input type="checkbox" checked={approved} onChange={(e) => setApproved(e.target.checked)} data-testid="confirm-approve" />
+            <input
+              type="checkbox"
+              checked={approved}
+              disabled={approval === null}
+              onChange={(e) => setApprovedSha(e.target.checked && approval ? approval.sha : null)}
+              data-testid="confirm-approve"
+            />
             <span>I approve running this command</span>
           </label>
           <div className="xp-confirm-actions">
@@ -105,7 +118,7 @@ export function ConfirmBlame({ run, nameOf }: { run: Run; nameOf: (stepId: strin
               className="button"
               disabled={!ready}
               data-testid="confirm-blame-start"
-              onClick={() => void runConfirmation(api, run.run_id, nValue, differing ? 'differing' : 'blamed', reference || null)}
+              onClick={() => approvedSha && void runConfirmation(api, run.run_id, nValue, differing ? 'differing' : 'blamed', reference || null, approvedSha)}
             >
               {running ? 'Confirming…' : 'Confirm blame by counterfactual'}
             </button>

@@ -63,7 +63,8 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
     discarded.current = true;
     actExperiments(discardForkDraft, run.run_id, step.step_id);
   };
-  const [approved, setApproved] = useState(false);
+  // The approval is of one exact command and run content (the estimate's sha): when the estimate changes, it lapses.
+  const [approvedSha, setApprovedSha] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
   const [startError, setStartError] = useState<ApiError | null>(null);
 
@@ -78,6 +79,8 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
   const n = trial.ok ? trial.value.n : null;
   const est = useEstimate(run.run_id, step.replay_key, check.ok ? check.edit : null, n, canFork);
   const command = est.estimate?.command ?? (run.entry ? { argv: run.entry.command, cwd: run.entry.cwd ?? null, env: run.entry.env ?? {} } : null);
+  const shownSha = est.estimate?.approval?.sha ?? null;
+  const approved = approvedSha !== null && approvedSha === shownSha;
 
   const blockers: string[] = [];
   if (!check.ok) blockers.push('fix the edit');
@@ -132,6 +135,7 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
       ...trial.value,
       oracle: oracle.oracle,
       approve: true,
+      ...(approvedSha ? { approvedCommand: approvedSha } : {}),
     });
     setStarting(false);
     if (!result.ok) {
@@ -447,9 +451,21 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
             <h3 id={`${ids}-cmd`}>4 · Approve the command</h3>
           </div>
           <p className="xp-safety-lede">
-            Each trial starts this command, read from the run's trace, on this machine{trials ? ` — ${trials} times` : ''}. Traceback adds only{' '}
-            <code>TRACEBACK_REPLAY_PLAN</code> and <code>TRACEBACK_HOME</code> to its environment.
+            Each trial starts this command, read from the run's trace, on this machine{trials ? ` — ${trials} times` : ''}, with a minimal
+            environment{est.estimate?.trial_env?.length ? ` (${est.estimate.trial_env.join(', ')})` : ''}: never your keys or Traceback's own
+            variables.
           </p>
+          {est.estimate?.approval ? (
+            <div className="xp-command" data-testid="fork-command">
+              <div className="xp-command-line">
+                <span className="xp-prompt" aria-hidden="true">
+                  $
+                </span>{' '}
+                <TraceText text={est.estimate.approval.shown} truncateAt={4000} />
+              </div>
+              <div className="muted small mono">approval {est.estimate.approval.sha.slice(0, 16)}{est.estimate.approval.foreign ? ' · imported run: never remembered' : ''}</div>
+            </div>
+          ) : (
           <div className="xp-command" data-testid="fork-command">
             {command.cwd && (
               <div className="xp-command-cwd">
@@ -469,11 +485,18 @@ export function ForkEditor({ run, step, steps }: { run: Run; step: Step; steps: 
               <TraceText text={commandLine(command.argv)} truncateAt={4000} />
             </div>
           </div>
+          )}
           {est.estimate && !est.estimate.approval_needed && (
             <p className="muted small">You approved this exact command for pipeline “{run.pipeline}” before; approve it again to start.</p>
           )}
           <label className="xp-approve">
-            <input type="checkbox" checked={approved} onChange={(e) => setApproved(e.target.checked)} data-testid="fork-approve" />
+            <input
+              type="checkbox"
+              checked={approved}
+              disabled={shownSha === null}
+              onChange={(e) => setApprovedSha(e.target.checked ? shownSha : null)}
+              data-testid="fork-approve"
+            />
             <span>I approve running this command</span>
           </label>
         </section>

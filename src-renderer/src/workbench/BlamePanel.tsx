@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { BlamedStep, BlameResult } from '../../../src-shared/analysis';
+import type { Json } from '../../../src-shared/trace-format';
 import { ErrorNote } from '../common/ErrorNote';
 import { ConfirmationBadge, ConfirmBlame } from '../experiments/ConfirmBlame';
 import { ForkFromHereButton } from '../experiments/ForkFromHereButton';
@@ -80,12 +81,19 @@ export function BlamePanel({ model }: { model: RunModel }) {
       )}
       {!blame.healthy && blame.blamed.length > 0 && model.detail && (
         <Section title="Confirm blame by counterfactual" testId="confirm-blame-section" defaultOpen={confirmed}>
-          <ConfirmBlame run={model.detail.run} nameOf={nameOf} />
+          <ConfirmBlame run={model.detail.run} nameOf={nameOf} probe={probeOf(model)} />
         </Section>
       )}
       <OtherScores blame={blame} />
     </div>
   );
+}
+
+/** A step to ask the engine's estimate about, only to learn the exact command it will show and its approval hash. */
+function probeOf(model: RunModel): { at: string; output: Json } | null {
+  const top = model.blame?.blamed[0];
+  const step = top ? model.tree?.byId.get(top.step_id) : undefined;
+  return step ? { at: step.replay_key, output: step.output ?? null } : null;
 }
 
 function BlamedCard({ finding, primary = false, runId }: { finding: BlamedStep; primary?: boolean; runId?: string }) {
