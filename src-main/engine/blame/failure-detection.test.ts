@@ -212,3 +212,37 @@ describe('content errors', () => {
     expect(top(r).rule).toBe('wrong-tool');
   });
 });
+
+describe('content errors the rules name', () => {
+  it('a run whose retriever returned passages sharing only the question\'s general words blames the retriever', () => {
+    const q = 'What is the electronics return policy?';
+    const passages = [
+      'Gift card return policy: gift cards cannot be returned or exchanged for cash.',
+      'Furniture return policy: furniture can be returned within 14 days in its original packaging.',
+    ];
+    const b = new TraceBuilder({ input: { question: q } });
+    b.step('plan', 'llm', { input: chat(q), output: 'search the policy knowledge base for: electronics return policy (customer C-88213)' });
+    b.step('kb_search', 'retrieval', { input: { query: 'electronics return policy' }, output: passages.map((text) => ({ text })) });
+    const answer = 'Electronics can be returned within 14 days in their original packaging.';
+    b.step('answer', 'llm', { input: chat(`${q}\n${passages.join('\n')}`), output: answer });
+    b.verdict(false, 'electronics have a 30-day window');
+    const r = blame(b.finish('ok', answer));
+    expect(top(r).name).toBe('kb_search');
+    expect(top(r).reason).toMatch(/none mentions "electronics"/);
+  });
+
+  it('a plan whose step the executor skipped names the executor (weakly) when nothing stronger explains the failure', () => {
+    const q = 'Compare the fees of fund A and fund B and recommend one.';
+    const b = new TraceBuilder({ input: { question: q } });
+    b.step('planner', 'llm', { input: chat(q), output: 'Plan:\n1. Look up the expense ratio of fund A\n2. Look up the expense ratio of fund B\n3. Recommend the cheaper fund' });
+    b.step('executor', 'llm', { input: chat('Plan:\n1. Look up the expense ratio of fund A\n2. Look up the expense ratio of fund B\n3. Recommend the cheaper fund'), output: 'fund_lookup A' });
+    b.step('fund_lookup', 'tool', { input: { fund: 'A', field: 'expense ratio' }, output: { expense_ratio: 0.03 } });
+    const answer = 'Fund A has an expense ratio of 0.03%.';
+    b.step('answer', 'llm', { input: chat('fund A expense ratio 0.03'), output: answer });
+    b.verdict(false, 'no recommendation');
+    const r = blame(b.finish('ok', answer), { asserted: true });
+    expect(top(r).name).toBe('executor');
+    // The skipped plan item is quoted as evidence beside the executor's own output.
+    expect(top(r).evidence.map((e) => e.quote)).toContain('Recommend the cheaper fund');
+  });
+});

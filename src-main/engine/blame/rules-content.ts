@@ -23,6 +23,8 @@ const CONTENT = new Set(['llm', 'agent', 'generic', 'prompt']);
 const LIST_ITEM = /^\s*(?:\d{1,2}[.)]|[-*•]|step\s+\d{1,2}\s*[:.)-])\s+(.+)$/gim;
 const MIN_PLAN_ITEMS = 2;
 const MAX_PLAN_ITEMS = 12;
+const MAX_TOOLS_CHECKED = 200;
+const MAX_PLAN_STEPS = 50;
 
 /** The items of an enumerated plan in `text`, with their content terms. */
 export function planItems(text: string): { text: string; terms: Set<string> }[] {
@@ -56,10 +58,15 @@ function laterTerms(w: BlameWork, p: number): Set<string> {
 export function planIgnoredFindings(w: BlameWork): Finding[] {
   const g = w.graph;
   const share = w.settings.blame.plan_item_done_at;
-  for (let p = 0; p < g.steps.length; p++) {
+  // Plans are written before the work: only the first MAX_PLAN_STEPS content steps are read for one.
+  let read = 0;
+  for (let p = 0; p < g.steps.length && read < MAX_PLAN_STEPS; p++) {
     const s = g.steps[p];
     if (!g.live[p] || !CONTENT.has(s.type) || s.status !== 'ok') continue;
-    const items = planItems(llmText(s.output));
+    read++;
+    const text = llmText(s.output);
+    if (!text.includes('\n')) continue;
+    const items = planItems(text);
     if (items.length === 0) continue;
     // The step that acted on the plan: the first later content step that consumed it.
     const actor = w.lineage.consumers[p].filter((c) => c > p && g.live[c] && CONTENT.has(g.steps[c].type) && !isAncestor(g, c, p)).sort((a, b) => a - b)[0];
@@ -91,9 +98,13 @@ export function wrongToolFindings(w: BlameWork): Finding[] {
   const g = w.graph;
   const request = termSet(w.lineage.runInputText, 5000);
   if (request.size < 2) return [];
-  for (let p = 0; p < g.steps.length; p++) {
+  // The first MAX_TOOLS_CHECKED tool calls: a tool chosen for another question shows early, and a 100k-step run stays cheap.
+  const receivedBy = new Map<number, Set<string>>();
+  let checked = 0;
+  for (let p = 0; p < g.steps.length && checked < MAX_TOOLS_CHECKED; p++) {
     const s = g.steps[p];
     if (!g.live[p] || s.type !== 'tool' || s.status !== 'ok') continue;
+    checked++;
     const caller = inputProducerOf(w, p);
     if (caller < 0 || !CONTENT.has(g.steps[caller].type)) continue;
     const call = termSet(`${wordsOf(toolNameOf(s)).join(' ')} ${toolNameOf(s).replace(/[_-]+/g, ' ')} ${jsonText(s.input, 4000)}`, 400);
@@ -102,7 +113,8 @@ export function wrongToolFindings(w: BlameWork): Finding[] {
     for (const t of call) if (request.has(t)) shared++;
     if (shared > 0) continue;
     // Nor anything the caller itself received (a follow-up call may rightly use a value from an earlier result).
-    const received = termSet(w.lineage.inTextOf(caller), 20_000);
+    let received = receivedBy.get(caller);
+    if (!received) receivedBy.set(caller, (received = termSet(w.lineage.inTextOf(caller), 20_000)));
     let fromCaller = 0;
     for (const t of call) if (received.has(t)) fromCaller++;
     if (fromCaller > 0) continue;

@@ -45,12 +45,19 @@ export function themeOnlyMatch(query: string, passages: string[], background?: T
     if (!words.has(t)) words.set(t, w);
   }
   if (words.size < 2) return null;
-  const sets = passages.map((p) => termSet(p, 20_000));
+  // Does a passage hold the term? A word of the passage starting with its stem (cheaper than stemming every passage).
+  const lowered = passages.map((p) => (p.length > 20_000 ? p.slice(0, 20_000) : p).toLowerCase());
+  const holds = (text: string, stem: string): boolean => {
+    for (let i = text.indexOf(stem); i !== -1; i = text.indexOf(stem, i + 1)) {
+      if (i === 0 || !/[\p{L}\p{N}]/u.test(text[i - 1])) return true;
+    }
+    return false;
+  };
   const shared: string[] = [];
   const missing: string[] = [];
   for (const [t, w] of words) {
-    const n = sets.reduce((k, set) => k + (set.has(t) ? 1 : 0), 0);
-    if (n === sets.length) shared.push(w);
+    const n = lowered.reduce((k, text) => k + (holds(text, t) || holds(text, w) ? 1 : 0), 0);
+    if (n === lowered.length) shared.push(w);
     else if (n === 0) {
       if (background && background.isBackground(t)) continue;
       missing.push(w);
@@ -84,7 +91,8 @@ export function scoreRetrieval(step: Step, settings: Settings, relevance: Releva
     ];
   }
   const raw = relevance.score(query, passages);
-  const theme = themeOnlyMatch(query, passages, background);
+  // Only a result set that looks relevant can be relevant by its theme alone.
+  const theme = raw.some((x) => x >= r.relevant_at) ? themeOnlyMatch(query, passages, background) : null;
   // Passages that match only the query's general theme: none is relevant, however much of the query they cover.
   const scores = theme ? raw.map((x) => Math.min(x, r.theme_only_score)) : raw;
   let best = 0;

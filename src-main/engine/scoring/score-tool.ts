@@ -30,12 +30,16 @@ const TRACEBACK_ERROR_LINE = /^([A-Z][A-Za-z]*(?:Error|Exception|Exit|Interrupt)
 /** A non-zero exit status or a traceback in a text payload, with the line to quote. */
 function embeddedFailure(text: string): { quote: string; why: string } | null {
   const head = text.length > 20_000 ? text.slice(0, 20_000) : text;
-  const tb = TRACEBACK.exec(head);
+  // Most payloads hold neither: two substring scans decide before any regular expression runs.
+  const mayTrace = head.includes('Traceback') || head.includes('File "');
+  const mayExit = head.includes('xit') || head.includes('eturn');
+  if (!mayTrace && !mayExit) return null;
+  const tb = mayTrace ? TRACEBACK.exec(head) : null;
   if (tb) {
     const last = TRACEBACK_ERROR_LINE.exec(head.slice(tb.index));
     return { quote: (last ? last[0] : tb[0]).trim().slice(0, 120), why: 'the payload holds a traceback' };
   }
-  const exit = NONZERO_EXIT.exec(head);
+  const exit = mayExit ? NONZERO_EXIT.exec(head) : null;
   if (exit) return { quote: exit[0], why: `the payload reports a non-zero exit status (${exit[1]})` };
   return null;
 }
