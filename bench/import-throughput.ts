@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src-main/engine/store/open-database';
-import { importFile } from '../src-main/engine/importer/import-file';
+import { importFile } from '../src-main/engine/ingest/import-file';
 import { syntheticRunRecords, toJsonl } from '../test/support/synthetic-trace';
-import { foldRecords } from '../src-main/engine/importer/fold-records';
-import { exportOtlp } from '../src-main/engine/importers/index';
+import { foldRecords } from '../src-main/engine/ingest/native/fold-records';
+import { exportOtlp } from '../src-main/engine/ingest/foreign/index';
 
 const REPEATS = 3;
 

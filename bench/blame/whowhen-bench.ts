@@ -19,8 +19,8 @@ import { fileURLToPath } from 'node:url';
 import type { BlameResult } from '../../src-shared/analysis';
 import type { RunDetail } from '../../src-shared/model';
 import { blameRun } from '../../src-main/engine/blame/blame-run';
-import { foldRecords } from '../../src-main/engine/importer/fold-records';
-import { detectForeignFormat, parseForeignFile } from '../../src-main/engine/importers/index';
+import { foldRecords } from '../../src-main/engine/ingest/native/fold-records';
+import { detectForeignFormat, parseForeignFile } from '../../src-main/engine/ingest/foreign/index';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/engine/scoring/settings';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -8,13 +8,13 @@ import { callSchemas } from '../../src-shared/api';
 import { EngineError, type Result } from '../../src-shared/result';
 import { EventHub } from './event-hub';
 import { ensureHome, homePaths, type HomePaths } from './home';
-import { importPaths } from './import-paths';
-import { watchInbox, type InboxWatcher } from './importer/watch-inbox';
+import { importPaths } from './ingest/import-paths';
+import { watchInbox, type InboxWatcher } from './ingest/watch-inbox';
 import { closeDatabase, openDatabase, type Db } from './store/open-database';
 import { getRunDetail, listImportErrors, listRuns } from './store/read-runs';
 import { createAnalysis, type Analysis } from './analysis-service';
 import { createExperimentService, recoverExperiments } from './experiments/experiment-service';
-import { exportOtlp } from './importers/index';
+import { exportOtlp } from './ingest/foreign/index';
 
 export const ENGINE_VERSION = '0.1.0';
 

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, type Db } from '../../src-main/engine/store/open-database';
-import { importFile } from '../../src-main/engine/importer/import-file';
+import { importFile } from '../../src-main/engine/ingest/import-file';
 import { getRunDetail } from '../../src-main/engine/store/read-runs';
 import { fuzzCase, type FuzzCase, type FuzzFormat, type GoodLine } from './trace-mutations';
 

@@ -1,6 +1,6 @@
 // Child process for the crash test: imports a file and reports each committed chunk, then idles to be killed.
 import { openDatabase } from '../../src-main/engine/store/open-database';
-import { importFile } from '../../src-main/engine/importer/import-file';
+import { importFile } from '../../src-main/engine/ingest/import-file';
 
 const [dbFile, traceFile] = process.argv.slice(2);
 const db = openDatabase(dbFile);

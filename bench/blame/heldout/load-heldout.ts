@@ -9,8 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunDetail, Step } from '../../../src-shared/model';
-import { foldRecords } from '../../../src-main/engine/importer/fold-records';
-import { detectForeignFormat, parseForeignFile } from '../../../src-main/engine/importers/index';
+import { foldRecords } from '../../../src-main/engine/ingest/native/fold-records';
+import { detectForeignFormat, parseForeignFile } from '../../../src-main/engine/ingest/foreign/index';
 
 export const HELDOUT_DIR = fileURLToPath(new URL('.', import.meta.url));
 

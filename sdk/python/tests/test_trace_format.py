@@ -139,8 +139,8 @@ class EngineImportTest(TraceTestCase):
 
         run("q")
         script = (
-            'import { parseTraceText } from "./src-main/engine/importer/parse-lines";'
-            'import { foldRecords } from "./src-main/engine/importer/fold-records";'
+            'import { parseTraceText } from "./src-main/engine/ingest/native/parse-lines";'
+            'import { foldRecords } from "./src-main/engine/ingest/native/fold-records";'
             'const { records, errors } = parseTraceText(require("fs").readFileSync(0, "utf8"));'
             "const runs = foldRecords(records);"
             "console.log(JSON.stringify({ errors, runs: runs.map((d) => ({ run: d.run, steps: d.steps })) }));"

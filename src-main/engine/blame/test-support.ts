@@ -8,7 +8,7 @@
 import type { RunDetail } from '../../../src-shared/model';
 import type { Json, StepType, TraceError, TraceRecord } from '../../../src-shared/trace-format';
 import { TRACE_FORMAT_VERSION } from '../../../src-shared/trace-format';
-import { foldRecords } from '../importer/fold-records';
+import { foldRecords } from '../ingest/native/fold-records';
 
 export interface StartOpts {
   parent?: string | null;

@@ -19,7 +19,7 @@ import { EngineError } from '../../../src-shared/result';
 import type { HomePaths } from '../home';
 import type { Db } from '../store/open-database';
 import { getRunDetail } from '../store/read-runs';
-import { importFile } from '../importer/import-file';
+import { importFile } from '../ingest/import-file';
 import { approveCommand, checkApproval, commandApproval } from './command-approvals';
 import { estimateExperiment } from './estimate-experiment';
 import {

@@ -6,7 +6,7 @@
 import type { ImportError, RunDetail, RunSummary } from '../../../src-shared/model';
 import type { RunFilter } from '../../../src-shared/api';
 import { EngineError } from '../../../src-shared/result';
-import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from '../importer/rows';
+import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from '../ingest/native/rows';
 import type { Db } from './open-database';
 import { runOrigin } from './run-origin';
 import { breakParentCycles } from './parent-cycles';

@@ -5,8 +5,8 @@
  * json_patch. Callers wrap calls in a transaction.
  */
 import type { TraceRecord } from '../../../src-shared/trace-format';
-import { patchesFor, type RunPatch, type ScorePatch, type StepPatch } from '../importer/record-patches';
-import { mergeJsonObjects, mergeStatus, UNKNOWN_PIPELINE } from '../importer/rows';
+import { patchesFor, type RunPatch, type ScorePatch, type StepPatch } from '../ingest/native/record-patches';
+import { mergeJsonObjects, mergeStatus, UNKNOWN_PIPELINE } from '../ingest/native/rows';
 import type { Db } from './open-database';
 
 const MERGE = (col: string, param: string) =>

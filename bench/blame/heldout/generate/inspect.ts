@@ -1,7 +1,7 @@
 // Dev aid: prints each held-out run's steps (name, type, parent) and import warnings. Not a blame tool.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectForeignFormat, parseForeignFile } from '../../../../src-main/engine/importers/index';
+import { detectForeignFormat, parseForeignFile } from '../../../../src-main/engine/ingest/foreign/index';
 import { HELDOUT_DIR, heldoutLabels, importHeldoutFile } from '../load-heldout';
 
 const only = process.argv[2];

@@ -8,7 +8,7 @@
  *   legacy gen_ai.prompt.N / gen_ai.completion.N attributes).
  * The raw attributes are always kept beside what is derived from them.
  */
-import type { Json, StepType, TokenUsage, TraceError } from '../../../src-shared/trace-format';
+import type { Json, StepType, TokenUsage, TraceError } from '../../../../src-shared/trace-format';
 import {
   isObject,
   messagesFromGenAiParts,
@@ -18,7 +18,7 @@ import {
   parseJsonText,
   simplifyLangChain,
   type ChatMessage,
-} from './chat-messages';
+} from '../foreign/chat-messages';
 import { attributeMap, int64 } from './otlp-values';
 
 const OPENINFERENCE_KINDS: Record<string, StepType> = {

@@ -3,7 +3,7 @@
  * one ForeignRun per trace (OTLP trace id, LangChain root run, transcript),
  * its steps in whatever order the file listed them, parents referenced by id.
  */
-import type { Json, StepType, TokenUsage, TraceError } from '../../../src-shared/trace-format';
+import type { Json, StepType, TokenUsage, TraceError } from '../../../../src-shared/trace-format';
 
 export type ForeignFormat = 'otlp' | 'langchain' | 'chat-transcript';
 

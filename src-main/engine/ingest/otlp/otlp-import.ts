@@ -4,9 +4,9 @@
  * Collector's file exporter). One run per trace id. A malformed span is
  * reported with its position and skipped; the rest of the file is kept.
  */
-import type { Json } from '../../../src-shared/trace-format';
-import { isObject } from './chat-messages';
-import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
+import type { Json } from '../../../../src-shared/trace-format';
+import { isObject } from '../foreign/chat-messages';
+import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { eventsOf, spanError, spanFacts } from './otlp-span-mapping';
 import { attributeMap, decodeId, nanosToMs, spanKindName, statusIsError } from './otlp-values';
 

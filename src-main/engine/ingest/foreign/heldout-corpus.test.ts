@@ -5,7 +5,7 @@
  * This test checks structure only; it never runs blame.
  */
 import { describe, expect, it } from 'vitest';
-import { findLabelledStep, heldoutLabels, loadHeldout, stepMatches } from '../../../bench/blame/heldout/load-heldout';
+import { findLabelledStep, heldoutLabels, loadHeldout, stepMatches } from '../../../../bench/blame/heldout/load-heldout';
 
 const CLASSES = new Set([
   'give-up', 'refusal', 'guardrail', 'code-error', 'ungrounded-number', 'inconsistent-samples', 'expected-missing',

@@ -4,7 +4,7 @@
  * synthetic root (and no run-end, so the run shows as incomplete), duplicate
  * model calls, and error text from calls that left no step.
  */
-import { TRACE_FORMAT_VERSION, type Json, type TraceRecord } from '../../../src-shared/trace-format';
+import { TRACE_FORMAT_VERSION, type Json, type TraceRecord } from '../../../../src-shared/trace-format';
 import { findDuplicateLlmCalls } from './duplicate-llm-calls';
 import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
 import { findUpstreamErrors } from './upstream-errors';

@@ -4,8 +4,8 @@
  * clients); 64-bit integers as JSON numbers or strings; enums as numbers or
  * their names.
  */
-import type { Json } from '../../../src-shared/trace-format';
-import { isObject } from './chat-messages';
+import type { Json } from '../../../../src-shared/trace-format';
+import { isObject } from '../foreign/chat-messages';
 
 export interface KeyValue {
   key: string;

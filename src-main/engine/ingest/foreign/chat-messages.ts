@@ -6,7 +6,7 @@
  * Traceloop's legacy indexed attributes and LangChain's serialized messages,
  * and back to the parts format for export.
  */
-import type { Json } from '../../../src-shared/trace-format';
+import type { Json } from '../../../../src-shared/trace-format';
 
 export interface ToolCall {
   id?: string;

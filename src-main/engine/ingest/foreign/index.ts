@@ -4,16 +4,16 @@
  * detectForeignFormat on a file it does not recognise as native JSON Lines
  * and parseForeignFile on the whole text; see docs/formats.md.
  */
-import type { TraceRecord } from '../../../src-shared/trace-format';
+import type { TraceRecord } from '../../../../src-shared/trace-format';
 import { isObject } from './chat-messages';
-import { looksLikeChatMessage, parseChatTranscript } from './chat-transcript';
+import { looksLikeChatMessage, parseChatTranscript } from '../transcript/chat-transcript';
 import type { ForeignFormat, ForeignIssue, ForeignRun } from './foreign-run';
-import { looksLikeLangChainRun, parseLangChain } from './langchain-run-tree';
-import { parseOtlp } from './otlp-import';
+import { looksLikeLangChainRun, parseLangChain } from '../langchain/langchain-run-tree';
+import { parseOtlp } from '../otlp/otlp-import';
 import { runRecords } from './run-records';
 
 export type { ForeignFormat, ForeignIssue } from './foreign-run';
-export { exportOtlp } from './otlp-export';
+export { exportOtlp } from '../otlp/otlp-export';
 
 export const SUPPORTED_FORMATS_DESCRIPTION =
   'supported: Traceback native JSON Lines; OTLP/JSON traces (an ExportTraceServiceRequest document or JSON Lines of them, with OpenTelemetry GenAI, OpenInference or Traceloop/OpenLLMetry attributes); LangChain/LangSmith run trees (runs with run_type and child_runs, or a flat list with parent_run_id); chat transcripts (a JSON array of {role|name, content} messages)';

@@ -5,9 +5,9 @@
  * steps exactly (ids, replay keys, inputs and outputs as JSON).
  */
 import { createHash } from 'node:crypto';
-import type { RunDetail, Step } from '../../../src-shared/model';
-import type { Json, StepType } from '../../../src-shared/trace-format';
-import { isObject, isPartsSafe, messagesToGenAiParts, type ChatMessage } from './chat-messages';
+import type { RunDetail, Step } from '../../../../src-shared/model';
+import type { Json, StepType } from '../../../../src-shared/trace-format';
+import { isObject, isPartsSafe, messagesToGenAiParts, type ChatMessage } from '../foreign/chat-messages';
 import { msToNanos } from './otlp-values';
 
 type AnyValue =

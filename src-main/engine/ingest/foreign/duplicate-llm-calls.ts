@@ -4,7 +4,7 @@
  * the later-starting one is marked `duplicate_of` so tokens and blame are
  * counted once.
  */
-import type { Json } from '../../../src-shared/trace-format';
+import type { Json } from '../../../../src-shared/trace-format';
 import type { ForeignStep } from './foreign-run';
 
 // Layers record the same call a few ms apart; SDK clocks tick in ms.

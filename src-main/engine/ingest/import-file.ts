@@ -15,11 +15,11 @@ import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
 import { createRecordWriter, touchRuns } from '../store/write-records';
-import { parseTraceLine, type ParsedLine } from './parse-lines';
+import { parseTraceLine, type ParsedLine } from './native/parse-lines';
 import { detectFileFormat, parseForeign, type DetectedFormat } from './foreign-formats';
-import { MAX_DEPTH } from './field-limits';
+import { MAX_DEPTH } from './native/field-limits';
 import { collisionMessage, createRunIdResolver } from './run-id-collisions';
-import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './well-formed-text';
+import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
 
 /**
  * Bytes read, parsed and committed per transaction: big enough to amortise the commit,

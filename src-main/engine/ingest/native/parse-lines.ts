@@ -9,7 +9,7 @@ import {
   type RecordType,
   type StepType,
   type TraceRecord,
-} from '../../../src-shared/trace-format';
+} from '../../../../src-shared/trace-format';
 
 export interface LineProblem {
   line: number;

@@ -1,10 +1,10 @@
 /** `tb import` / File → Open: files, or folders of trace files, imported once each. */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ImportError, ImportReport } from '../../src-shared/model';
-import type { Db } from './store/open-database';
-import { fileErrors, importFile } from './importer/import-file';
-import { TRACE_FILE } from './importer/watch-inbox';
+import type { ImportError, ImportReport } from '../../../src-shared/model';
+import type { Db } from '../store/open-database';
+import { fileErrors, importFile } from './import-file';
+import { TRACE_FILE } from './watch-inbox';
 
 /**
  * The trace files under a path. A dangling link, a FIFO, a device or a socket

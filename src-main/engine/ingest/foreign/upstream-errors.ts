@@ -4,7 +4,7 @@
  * step received. Such text is surfaced on the first step that carries it, as
  * `metadata.upstream_error`, unless an errored step in the run explains it.
  */
-import type { Json } from '../../../src-shared/trace-format';
+import type { Json } from '../../../../src-shared/trace-format';
 import type { ForeignStep } from './foreign-run';
 
 // Error-shaped text: "Error: …", "TypeError: …", "ValueError(…", a Python

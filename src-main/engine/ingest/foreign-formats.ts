@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TraceRecord } from '../../../src-shared/trace-format';
-import { detectForeignFormat, parseForeignFile, SUPPORTED_FORMATS_DESCRIPTION } from '../importers/index';
+import { detectForeignFormat, parseForeignFile, SUPPORTED_FORMATS_DESCRIPTION } from './foreign/index';
 
 export type DetectedFormat = { kind: string } | { kind: 'unknown'; message: string };
 

@@ -5,9 +5,9 @@
  * linked by `parent_run_id` (LangSmith's runs export). Times may be epoch
  * ms or ISO strings (LangSmith writes ISO without a zone, meaning UTC).
  */
-import type { Json, StepType, TokenUsage, TraceError } from '../../../src-shared/trace-format';
-import { isObject, messageFromLangChain, messagesJson, simplifyLangChain, type ChatMessage } from './chat-messages';
-import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
+import type { Json, StepType, TokenUsage, TraceError } from '../../../../src-shared/trace-format';
+import { isObject, messageFromLangChain, messagesJson, simplifyLangChain, type ChatMessage } from '../foreign/chat-messages';
+import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 
 type LcRun = Record<string, Json>;
 

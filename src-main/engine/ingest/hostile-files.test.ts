@@ -11,7 +11,7 @@ import path from 'node:path';
 import { openDatabase, type Db } from '../store/open-database';
 import { getRunDetail } from '../store/read-runs';
 import { importFile, fileErrors } from './import-file';
-import { importPaths } from '../import-paths';
+import { importPaths } from './import-paths';
 import { watchInbox } from './watch-inbox';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
 import type { TraceRecord } from '../../../src-shared/trace-format';

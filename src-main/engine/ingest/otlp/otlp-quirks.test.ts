@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureText, importFixture, importText } from './fixture-loading';
-import { detectForeignFormat, parseForeignFile, SUPPORTED_FORMATS_DESCRIPTION } from './index';
+import { fixtureText, importFixture, importText } from '../foreign/fixture-loading';
+import { detectForeignFormat, parseForeignFile, SUPPORTED_FORMATS_DESCRIPTION } from '../foreign/index';
 
 const OPENINFERENCE = 'otlp-openinference-langgraph.json';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { TraceRecord } from '../../../src-shared/trace-format';
-import { openDatabase } from '../store/open-database';
-import { createRecordWriter } from '../store/write-records';
-import { getRunDetail } from '../store/read-runs';
+import type { TraceRecord } from '../../../../src-shared/trace-format';
+import { openDatabase } from '../../store/open-database';
+import { createRecordWriter } from '../../store/write-records';
+import { getRunDetail } from '../../store/read-runs';
 import { foldRecords } from './fold-records';
 
 const NOW = 1_800_000_000_000;

@@ -7,9 +7,9 @@
  * user turns `generic`.
  */
 import { createHash } from 'node:crypto';
-import type { Json, StepType } from '../../../src-shared/trace-format';
-import { isObject } from './chat-messages';
-import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
+import type { Json, StepType } from '../../../../src-shared/trace-format';
+import { isObject } from '../foreign/chat-messages';
+import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 
 type Message = Record<string, Json>;
 

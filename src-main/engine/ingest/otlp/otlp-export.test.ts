@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { RunDetail } from '../../../src-shared/model';
-import type { TraceRecord } from '../../../src-shared/trace-format';
-import { foldRecords } from '../importer/fold-records';
-import { importFixture, importText } from './fixture-loading';
-import { exportOtlp } from './index';
+import type { RunDetail } from '../../../../src-shared/model';
+import type { TraceRecord } from '../../../../src-shared/trace-format';
+import { foldRecords } from '../native/fold-records';
+import { importFixture, importText } from '../foreign/fixture-loading';
+import { exportOtlp } from '../foreign/index';
 
 function comparable(detail: RunDetail) {
   return detail.steps.map((s) => ({

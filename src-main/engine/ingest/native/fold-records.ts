@@ -3,8 +3,8 @@
  * rules the SQLite store applies (record-patches + rows). Used by tests,
  * benchmarks and any code that reads a trace file without a database.
  */
-import type { RunDetail } from '../../../src-shared/model';
-import type { TraceRecord } from '../../../src-shared/trace-format';
+import type { RunDetail } from '../../../../src-shared/model';
+import type { TraceRecord } from '../../../../src-shared/trace-format';
 import { patchesFor } from './record-patches';
 import { applyRunPatch, applyStepPatch, runFromRow, stepFromRow, type RunRow, type ScoreRow, type StepRow } from './rows';
 
