@@ -14,6 +14,7 @@ import type { HomePaths } from './home';
 import type { Db } from './store/open-database';
 import { getRunDetail, pipelineHistory, resolveRunId, toolStats } from './store/read-runs';
 import { getRunAssertion, setRunAssertion } from './store/run-assertions';
+import { openBlameCache } from './store/blame-cache';
 import { blameRun } from './blame/index';
 import { diffRuns } from './diff/index';
 import { renderReport } from './report/index';
@@ -55,13 +56,7 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
   };
   let settings = loadSettings(paths.settings, onProblem);
   let hash = settingsHash(settings);
-  const readCached = db.prepare('SELECT result FROM blame_results WHERE run_id = ? AND settings_hash = ? AND run_updated = ?');
-  const writeCached = db.prepare(
-    `INSERT INTO blame_results (run_id, settings_hash, run_updated, healthy, blame_score, result, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT(run_id) DO UPDATE SET settings_hash = excluded.settings_hash, run_updated = excluded.run_updated,
-       healthy = excluded.healthy, blame_score = excluded.blame_score, result = excluded.result, computed_at = excluded.computed_at`,
-  );
-  const runState = db.prepare('SELECT updated_at, status FROM runs WHERE run_id = ?');
+  const cache = openBlameCache(db);
 
   const reloadSettingsIfChanged = () => {
     const next = loadSettings(paths.settings, onProblem);
@@ -92,11 +87,11 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     reloadSettingsIfChanged();
     const runId = resolveRunId(db, idOrPrefix);
     if (opts.expected !== undefined || opts.failed !== undefined) return compute(runId, opts);
-    const { updated_at } = runState.get(runId) as { updated_at: number };
-    const cached = readCached.get(runId, hash, updated_at) as { result: string } | undefined;
-    if (cached) return JSON.parse(cached.result) as BlameResult;
+    const { updated_at } = cache.runState(runId)!;
+    const cached = cache.read(runId, hash, updated_at);
+    if (cached) return JSON.parse(cached) as BlameResult;
     const result = compute(runId);
-    writeCached.run(runId, hash, updated_at, result.healthy ? 1 : 0, blameScoreOf(result), JSON.stringify(result), Date.now());
+    cache.write(runId, hash, updated_at, { healthy: result.healthy, blameScore: blameScoreOf(result), result: JSON.stringify(result) });
     return result;
   };
 
@@ -133,7 +128,7 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     },
     refresh: (runIds) => {
       for (const id of runIds) {
-        if ((runState.get(id) as { status?: string } | undefined)?.status === 'running') continue;
+        if (cache.runState(id)?.status === 'running') continue;
         try {
           blame(id);
         } catch (err) {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { isCallName, type EventName } from '../../src-shared/api';
 import { CALL_PREFIX, EVENTS_PATH, MAX_REQUEST_BYTES, TOKEN_HEADER } from '../../src-shared/http-protocol';
 import type { Engine } from '../engine/create-engine';
-import { jsonDepth } from '../engine/ingest/native/field-limits';
+import { jsonDepth } from '../engine/store/field-limits';
 
 export { jsonDepth };
 

@@ -19,6 +19,7 @@ import type { RunDetail } from '../../../src-shared/model';
 import type { EntryCommand } from '../../../src-shared/trace-format';
 import { EngineError } from '../../../src-shared/result';
 import type { Db } from '../store/open-database';
+import { deleteApprovals, hasApproval, readApprovals, saveApproval } from '../store/command-approvals';
 
 /** The value the SDK writes for a redacted env value: the trial takes the user's own value of that name. */
 export const REDACTED_VALUE = '[REDACTED]';
@@ -36,14 +37,11 @@ export function commandHash(entry: EntryCommand): string {
 }
 
 export function isCommandApproved(db: Db, pipeline: string, entry: EntryCommand): boolean {
-  return db.prepare('SELECT 1 FROM command_approvals WHERE pipeline = ? AND command_hash = ?').get(pipeline, commandHash(entry)) !== undefined;
+  return hasApproval(db, pipeline, commandHash(entry));
 }
 
 export function approveCommand(db: Db, pipeline: string, entry: EntryCommand, now = Date.now()): void {
-  db.prepare(
-    `INSERT INTO command_approvals (pipeline, command_hash, command, approved_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT(pipeline, command_hash) DO UPDATE SET approved_at = excluded.approved_at`,
-  ).run(pipeline, commandHash(entry), approvalText(entry), now);
+  saveApproval(db, { pipeline, command_hash: commandHash(entry), command: approvalText(entry), approved_at: now });
 }
 
 export interface StoredApproval {
@@ -55,13 +53,7 @@ export interface StoredApproval {
 }
 
 export function listApprovals(db: Db): StoredApproval[] {
-  const rows = db.prepare('SELECT pipeline, command_hash, command, approved_at FROM command_approvals ORDER BY approved_at DESC').all() as {
-    pipeline: string;
-    command_hash: string;
-    command: string;
-    approved_at: number;
-  }[];
-  return rows.map((r) => {
+  return readApprovals(db).map((r) => {
     let shown = r.command;
     try {
       const c = JSON.parse(r.command) as { command: string[]; cwd: string | null; env: [string, string][] };
@@ -75,9 +67,9 @@ export function listApprovals(db: Db): StoredApproval[] {
 
 /** Revokes approvals whose command hash starts with `prefix`; returns how many. */
 export function revokeApprovals(db: Db, prefix: string | 'all'): number {
-  if (prefix === 'all') return db.prepare('DELETE FROM command_approvals').run().changes;
+  if (prefix === 'all') return deleteApprovals(db, '');
   if (!/^[0-9a-f]{6,64}$/i.test(prefix)) throw new EngineError('bad_request', `"${prefix.slice(0, 80)}" is not an approval hash (6 to 64 hex digits)`);
-  return db.prepare(`DELETE FROM command_approvals WHERE substr(command_hash, 1, ?) = ?`).run(prefix.length, prefix.toLowerCase()).changes;
+  return deleteApprovals(db, prefix.toLowerCase());
 }
 
 // Anything outside printable ASCII that a terminal could interpret or hide: C0/C1 controls, DEL,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BlameResult, BlamedStep } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
 import { confirmBlame } from './confirm-blame';
-import { listExperiments } from './experiment-store';
+import { listExperiments } from './summarize-experiment';
 import { makeStubHome, recordStubRun, type StubHome } from './fixtures/stub-home';
 
 let home: StubHome;

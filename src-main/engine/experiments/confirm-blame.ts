@@ -17,7 +17,7 @@ import { startExperiment, type ExperimentHost, type RunningExperiment } from './
 import { resolveForkStep } from './resolve-fork-step';
 import { benjaminiHochberg } from './statistics';
 import { sameJson } from './validate-edit';
-import { likeInbox, LOCAL_RUN_CONDITION } from '../store/run-origin';
+import { passingLocalRunsOf } from '../store/reference-runs';
 import type { Json } from '../../../src-shared/trace-format';
 
 export const DEFAULT_MAX_CANDIDATES = 3;
@@ -61,13 +61,7 @@ const REFERENCE_SCAN = 500;
  * order too, so a trace claiming a future start time cannot jump the queue.
  */
 export function findReferenceRun(db: Db, source: RunDetail['run']): RunDetail | null {
-  const rows = db
-    .prepare(
-      `SELECT r.run_id, r.input FROM runs r WHERE r.pipeline = @pipeline AND r.run_id <> @run_id AND r.provenance IS NULL AND r.entry IS NOT NULL
-         AND json_extract(r.verdict, '$.pass') = 1 AND ${LOCAL_RUN_CONDITION}
-       ORDER BY MIN(r.started_at, r.imported_at) DESC LIMIT ${REFERENCE_SCAN}`,
-    )
-    .all({ pipeline: source.pipeline, run_id: source.run_id, inbox_like: likeInbox(db) }) as { run_id: string; input: string | null }[];
+  const rows = passingLocalRunsOf(db, source.pipeline, source.run_id, REFERENCE_SCAN);
   const row = rows.find((r) => sameJson(r.input === null ? null : (JSON.parse(r.input) as Json), source.input ?? null));
   return row ? getRunDetail(db, row.run_id) : null;
 }

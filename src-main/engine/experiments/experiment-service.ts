@@ -12,10 +12,11 @@ import type { HomePaths } from '../home';
 import type { Db } from '../store/open-database';
 import { getRunDetail, resolveRunId } from '../store/read-runs';
 import { confirmBlame } from './confirm-blame';
-import { getExperimentDetail, getExperimentSummary, listExperiments, readExperiment } from './experiment-store';
+import { readExperiment } from '../store/experiments';
+import { getExperimentDetail, getExperimentSummary, listExperiments } from './summarize-experiment';
 import { prepareExperiment, startExperiment, type RunningExperiment } from './run-experiment';
 
-export { recoverExperiments } from './experiment-store';
+export { recoverExperiments } from './recover-experiments';
 
 export type ExperimentHandlers = Pick<
   ApiHandlers,

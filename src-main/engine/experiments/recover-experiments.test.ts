@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { MIGRATIONS } from '../store/migrations/index';
-import { migrate, schemaVersion } from '../store/open-database';
-import { getExperimentDetail, recoverExperiments, RUNNER_TOKEN } from './experiment-store';
+import { migrate, schemaVersion, type Db } from '../store/open-database';
+import { getExperimentDetail } from './summarize-experiment';
+import { recoverExperiments, RUNNER_TOKEN } from './recover-experiments';
 import { isAlive, makeStubHome, recordStubRun, REPO_ROOT, stubPids, type StubHome } from './fixtures/stub-home';
 
 const RUNNER = fileURLToPath(new URL('./fixtures/experiment-runner-script.ts', import.meta.url));
@@ -83,7 +84,7 @@ describe('experiments across a restart', () => {
   });
 
   it('migration 0003 adds experiments, trials and approvals to a version-2 database and keeps its runs', () => {
-    const db = new Database(':memory:');
+    const db = new Database(':memory:') as Db;
     migrate(db, MIGRATIONS.slice(0, 2));
     db.prepare("INSERT INTO runs (run_id, pipeline, status, started_at, imported_at, updated_at) VALUES ('r1', 'p', 'ok', 1, 1, 1)").run();
     migrate(db, MIGRATIONS.slice(0, 3));

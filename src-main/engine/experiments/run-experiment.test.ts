@@ -5,7 +5,7 @@ import type { ExperimentProgress } from '../../../src-shared/experiments';
 import type { RunDetail } from '../../../src-shared/model';
 import { EngineError } from '../../../src-shared/result';
 import { getRunDetail } from '../store/read-runs';
-import { getExperimentDetail, listExperiments } from './experiment-store';
+import { getExperimentDetail, listExperiments } from './summarize-experiment';
 import { prepareExperiment, startExperiment } from './run-experiment';
 import { fisherExactTwoSided } from './statistics';
 import { isAlive, liveCalls, makeStubHome, recordStubRun, stubPids, type StubHome } from './fixtures/stub-home';

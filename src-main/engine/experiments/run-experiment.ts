@@ -25,14 +25,14 @@ import { estimateExperiment } from './estimate-experiment';
 import {
   closeOpenTrials,
   finishExperiment,
-  getExperimentSummary,
   insertExperiment,
-  RUNNER_TOKEN,
   toTrialSummary,
   updateTrial,
   type ExperimentRecord,
   type TrialRecord,
-} from './experiment-store';
+} from '../store/experiments';
+import { RUNNER_TOKEN } from './recover-experiments';
+import { getExperimentSummary } from './summarize-experiment';
 import { judgeRun, validateOracle } from './judge-trial';
 import { resolveForkStep } from './resolve-fork-step';
 import { runProcess } from './run-process';

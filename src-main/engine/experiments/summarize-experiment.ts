@@ -4,8 +4,9 @@
  * are judged failures; diverged trials are in neither denominator (they did
  * not test the edit) and are reported beside the arms.
  */
-import type { Arm, ArmSummary, ExperimentSummary } from '../../../src-shared/experiments';
-import type { ExperimentRecord, TrialRecord } from './experiment-store';
+import type { Arm, ArmSummary, ExperimentDetail, ExperimentSummary } from '../../../src-shared/experiments';
+import type { Db } from '../store/open-database';
+import { listExperimentRecords, readExperiment, readTrials, toTrialSummary, type ExperimentRecord, type ListExperimentsQuery, type TrialRecord } from '../store/experiments';
 import { clopperPearsonInterval, fisherExactTwoSided, wilsonInterval } from './statistics';
 
 /** Below this many judged trials per arm a result is directional only (said in the UI and reports). */
@@ -77,4 +78,20 @@ function sum<T>(items: T[], f: (t: T) => number): number {
   let s = 0;
   for (const i of items) s += f(i);
   return s;
+}
+
+export function getExperimentSummary(db: Db, experimentId: string): ExperimentSummary {
+  const e = readExperiment(db, experimentId);
+  return summarizeExperiment(e, readTrials(db, e.experiment_id));
+}
+
+export function getExperimentDetail(db: Db, experimentId: string): ExperimentDetail {
+  const e = readExperiment(db, experimentId);
+  const trials = readTrials(db, e.experiment_id);
+  return { ...summarizeExperiment(e, trials), trials: trials.map(toTrialSummary) };
+}
+
+/** Newest first. */
+export function listExperiments(db: Db, q: ListExperimentsQuery = {}): ExperimentSummary[] {
+  return listExperimentRecords(db, q).map((r) => summarizeExperiment(r.experiment, r.trials));
 }

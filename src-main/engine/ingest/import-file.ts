@@ -15,10 +15,11 @@ import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
 import { createRecordWriter, touchRuns } from '../store/write-records';
+import { importErrorsOf, insertImportErrors, markRunningIncomplete, readFileState, runsFromFile, saveFileState, type FileState } from '../store/import-files';
 import { parseTraceLine, type ParsedLine } from './native/parse-lines';
 import { detectFileFormat, parseForeign, type DetectedFormat } from './foreign-formats';
-import { MAX_DEPTH } from './native/field-limits';
-import { collisionMessage, createRunIdResolver } from './run-id-collisions';
+import { MAX_DEPTH } from '../store/field-limits';
+import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
 
 /**
@@ -48,18 +49,6 @@ export interface ImportFileOptions {
   onChunkCommitted?: (linesSoFar: number) => void;
 }
 
-interface FileState {
-  size?: number;
-  offset: number;
-  line: number;
-  format: string;
-  refused: string | null;
-}
-
-function readState(db: Db, file: string): FileState | undefined {
-  return db.prepare('SELECT size, offset, line, format, refused FROM import_files WHERE path = ?').get(file) as FileState | undefined;
-}
-
 export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {}): FileImportResult {
   const file = path.resolve(filePath);
   let fd: number;
@@ -79,7 +68,7 @@ export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {
       return { file, runs: [], changedRuns: [], newErrors: [problem], linesRead: 0 };
     }
     const size = st.size;
-    let state = readState(db, file);
+    let state = readFileState(db, file);
     const newErrors: ImportError[] = [];
     if (state && size < state.offset) {
       // Replaced or truncated by its writer: read it again from the start (upserts are idempotent).
@@ -92,7 +81,7 @@ export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {
     const format: DetectedFormat = state && state.offset > 0 ? { kind: state.format } : detectFileFormat(fd, file);
     if ('message' in format) {
       newErrors.push({ file, line: 1, level: 'error', message: format.message });
-      saveState(db, file, { offset: 0, line: 0, format: 'unknown', refused: format.message }, size);
+      saveFileState(db, file, { offset: 0, line: 0, format: 'unknown', refused: format.message }, size);
       recordErrors(db, newErrors);
       return finish(db, file, [], newErrors, 0);
     }
@@ -123,9 +112,9 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     for (let i = 0; i < truncated.length; i++) {
       for (const f of truncated[i]) pendingProblems.push({ file, line: pendingLines[i], level: 'warning', message: truncationMessage(f) });
     }
-    insertErrors(db, pendingProblems);
+    insertImportErrors(db, pendingProblems);
     touchRuns(db, writer.touchedRuns());
-    saveState(db, file, { offset: pendingEnd.offset, line: pendingEnd.line, format: 'native', refused }, size);
+    saveFileState(db, file, { offset: pendingEnd.offset, line: pendingEnd.line, format: 'native', refused }, size);
   });
   const flush = () => {
     try {
@@ -316,11 +305,9 @@ function importForeign(db: Db, fd: number, file: string, size: number, format: s
         }
       }
     }
-    // A foreign file does not grow: a run it never ended is incomplete, not running.
-    const mark = db.prepare(`UPDATE runs SET status = 'incomplete' WHERE run_id = ? AND status = 'running'`);
-    for (const id of storeWriter.touchedRuns()) mark.run(id);
-    insertErrors(db, problems);
-    saveState(db, file, { offset: size, line: 0, format, refused: null }, size);
+    markRunningIncomplete(db, storeWriter.touchedRuns());
+    insertImportErrors(db, problems);
+    saveFileState(db, file, { offset: size, line: 0, format, refused: null }, size);
   })();
   newErrors.push(...problems);
   return finish(db, file, [...storeWriter.touchedRuns()], newErrors, parsed.records.length);
@@ -347,34 +334,16 @@ function specialKind(st: fs.Stats): string {
   return 'a special file';
 }
 
-function saveState(db: Db, file: string, s: FileState, size: number): void {
-  db.prepare(
-    `INSERT INTO import_files (path, offset, line, size, format, refused, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT(path) DO UPDATE SET offset = excluded.offset, line = excluded.line, size = excluded.size,
-       format = excluded.format, refused = excluded.refused, updated_at = excluded.updated_at`,
-  ).run(file, s.offset, s.line, size, s.format, s.refused, Date.now());
-}
-
-function insertErrors(db: Db, errors: ImportError[]): void {
-  if (errors.length === 0) return;
-  const stmt = db.prepare('INSERT OR IGNORE INTO import_errors (path, line, level, message, created_at) VALUES (?, ?, ?, ?, ?)');
-  const now = Date.now();
-  for (const e of errors) stmt.run(e.file, e.line, e.level, e.message, now);
-}
-
-/** Stores problems for their files (e.g. an import that failed outside importFile's own handling). */
-export function recordErrors(db: Db, errors: ImportError[]): void {
-  db.transaction(() => insertErrors(db, errors))();
-}
-
 function finish(db: Db, file: string, changedRuns: string[], newErrors: ImportError[], linesRead: number): FileImportResult {
-  const runs = (db.prepare('SELECT run_id FROM runs WHERE source_file = ? ORDER BY started_at').all(file) as { run_id: string }[]).map((r) => r.run_id);
-  return { file, runs, changedRuns, newErrors, linesRead };
+  return { file, runs: runsFromFile(db, file), changedRuns, newErrors, linesRead };
 }
 
 /** Every problem recorded for a file, in line order. */
 export function fileErrors(db: Db, file: string): ImportError[] {
-  return (
-    db.prepare('SELECT path AS file, line, level, message FROM import_errors WHERE path = ? ORDER BY line, id').all(path.resolve(file)) as ImportError[]
-  );
+  return importErrorsOf(db, path.resolve(file));
+}
+
+/** Stores problems for their files (e.g. an import that failed outside importFile's own handling). */
+export function recordErrors(db: Db, errors: ImportError[]): void {
+  db.transaction(() => insertImportErrors(db, errors))();
 }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { HomePaths } from '../home';
 import { MIGRATIONS } from './migrations/index';
-import { openDatabase, schemaVersion } from './open-database';
+import { openDatabase, schemaVersion, type ReadableDb } from './open-database';
 
 export interface DoctorFinding {
   level: 'ok' | 'warning' | 'error';
@@ -32,7 +32,7 @@ export function checkHome(paths: HomePaths): DoctorReport {
   if (!fs.existsSync(db)) {
     findings.push({ level: 'ok', check: 'database', detail: `${db} does not exist yet; it is created at the first import` });
   } else {
-    let handle: ReturnType<typeof openDatabase> | null = null;
+    let handle: ReadableDb | null = null;
     try {
       handle = openDatabase(db, { readonly: true, skipCheck: true });
       const integrity = (handle.pragma('integrity_check(20)', { simple: false }) as { integrity_check: string }[]).map((r) => r.integrity_check);

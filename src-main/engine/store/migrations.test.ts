@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MIGRATIONS } from './migrations/index';
-import { migrate, openDatabase, schemaVersion } from './open-database';
+import { migrate, openDatabase, schemaVersion, type Db } from './open-database';
 
 function tables(db: Database.Database): string[] {
   return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
@@ -12,7 +12,7 @@ function tables(db: Database.Database): string[] {
 
 describe('database migrations', () => {
   it('0001 creates runs, steps, user scores and import bookkeeping on an empty database', () => {
-    const db = new Database(':memory:');
+    const db = new Database(':memory:') as Db;
     migrate(db, MIGRATIONS.slice(0, 1));
     expect(schemaVersion(db)).toBe(1);
     expect(tables(db)).toEqual(expect.arrayContaining(['runs', 'steps', 'user_scores', 'import_files', 'import_errors']));
@@ -20,7 +20,7 @@ describe('database migrations', () => {
   });
 
   it('0002 adds the blame cache to a version-1 database and keeps its runs', () => {
-    const db = new Database(':memory:');
+    const db = new Database(':memory:') as Db;
     migrate(db, MIGRATIONS.slice(0, 1));
     db.prepare("INSERT INTO runs (run_id, pipeline, status, started_at, imported_at, updated_at) VALUES ('r1', 'p', 'ok', 1, 1, 1)").run();
     migrate(db, MIGRATIONS.slice(0, 2));
@@ -32,7 +32,7 @@ describe('database migrations', () => {
   it('a database written by a newer Traceback is refused with a clear message', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-mig-'));
     const file = path.join(dir, 'traces.db');
-    const db = new Database(file);
+    const db = new Database(file) as Db;
     db.pragma(`user_version = ${MIGRATIONS.length + 5}`);
     db.close();
     expect(() => openDatabase(file)).toThrow(/newer than this Traceback understands/);

@@ -11,7 +11,17 @@ import path from 'node:path';
 import { EngineError } from '../../../src-shared/result';
 import { MIGRATIONS, type Migration } from './migrations/index';
 
-export type Db = Database.Database;
+declare const readable: unique symbol;
+declare const writable: unique symbol;
+/**
+ * Read and write handles are different types (as in Signal Desktop): a
+ * function that only reads takes a ReadableDb, one that writes a WritableDb,
+ * and a handle opened read-only (`tb doctor`) cannot be passed to a writer.
+ */
+export type ReadableDb = Database.Database & { readonly [readable]: true };
+export type WritableDb = ReadableDb & { readonly [writable]: true };
+/** The engine's own handle: it reads and writes. */
+export type Db = WritableDb;
 
 export interface OpenOptions {
   /** Path to a better_sqlite3.node built for another ABI (the Electron copy). */
@@ -60,7 +70,7 @@ function unchangedSinceVerified(file: string): boolean {
 }
 
 /** Closes a database opened by openDatabase and records that it was left consistent. */
-export function closeDatabase(db: Db): void {
+export function closeDatabase(db: ReadableDb): void {
   const file = db.name;
   const writable = !db.readonly && !db.memory;
   db.close();
@@ -79,7 +89,7 @@ function damaged(file: string, detail: string): EngineError {
   return new EngineError('unsupported', `${file} is damaged or is not a Traceback database (${detail}); nothing was written to it — run \`tb doctor\` for a full check and what to do`);
 }
 
-export function schemaVersion(db: Db): number {
+export function schemaVersion(db: ReadableDb): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
@@ -100,11 +110,13 @@ export function migrate(db: Db, migrations: Migration[] = MIGRATIONS): void {
   }
 }
 
-export function openDatabase(file: string, opts: OpenOptions = {}): Db {
+export function openDatabase(file: string, opts: OpenOptions & { readonly: true }): ReadableDb;
+export function openDatabase(file: string, opts?: OpenOptions): WritableDb;
+export function openDatabase(file: string, opts: OpenOptions = {}): WritableDb {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   let db: Db;
   try {
-    db = new Database(file, { readonly: opts.readonly === true, fileMustExist: opts.readonly === true, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) });
+    db = new Database(file, { readonly: opts.readonly === true, fileMustExist: opts.readonly === true, ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}) }) as Db;
   } catch (err) {
     if (isDamageError(err)) throw damaged(file, (err as Error).message);
     throw new EngineError('unsupported', `cannot open the database ${file}: ${(err as Error).message}`);

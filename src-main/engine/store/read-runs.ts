@@ -6,8 +6,8 @@
 import type { ImportError, RunDetail, RunSummary } from '../../../src-shared/model';
 import type { RunFilter } from '../../../src-shared/api';
 import { EngineError } from '../../../src-shared/result';
-import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from '../ingest/native/rows';
-import type { Db } from './open-database';
+import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from './rows';
+import type { ReadableDb } from './open-database';
 import { runOrigin } from './run-origin';
 import { breakParentCycles } from './parent-cycles';
 
@@ -58,7 +58,7 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function listRuns(db: Db, q: ListRunsQuery = {}, now = Date.now()): RunSummary[] {
+export function listRuns(db: ReadableDb, q: ListRunsQuery = {}, now = Date.now()): RunSummary[] {
   const rows = db.prepare(LIST_RUNS_SQL).all({
     pipeline: q.pipeline ?? null,
     search: q.search && q.search.trim() !== '' ? likePattern(q.search.trim()) : null,
@@ -82,7 +82,7 @@ export function listRuns(db: Db, q: ListRunsQuery = {}, now = Date.now()): RunSu
 }
 
 /** A full id or a unique prefix → the full id; errors name what went wrong. */
-export function resolveRunId(db: Db, idOrPrefix: string): string {
+export function resolveRunId(db: ReadableDb, idOrPrefix: string): string {
   const exact = db.prepare('SELECT run_id FROM runs WHERE run_id = ?').get(idOrPrefix) as { run_id: string } | undefined;
   if (exact) return exact.run_id;
   const matches = db
@@ -93,7 +93,7 @@ export function resolveRunId(db: Db, idOrPrefix: string): string {
   throw new EngineError('ambiguous', `"${idOrPrefix}" matches several runs: ${matches.slice(0, 5).map((m) => m.run_id).join(', ')}${matches.length > 5 ? ', …' : ''}`);
 }
 
-export function getRunDetail(db: Db, idOrPrefix: string, now = Date.now()): RunDetail {
+export function getRunDetail(db: ReadableDb, idOrPrefix: string, now = Date.now()): RunDetail {
   const runId = resolveRunId(db, idOrPrefix);
   const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
   const stepRows = db.prepare(STEPS_OF_RUN_SQL).all(runId) as StepRow[];
@@ -113,14 +113,14 @@ export function getRunDetail(db: Db, idOrPrefix: string, now = Date.now()): RunD
   return { run, steps };
 }
 
-export function listImportErrors(db: Db, limit = 500): ImportError[] {
+export function listImportErrors(db: ReadableDb, limit = 500): ImportError[] {
   return db
     .prepare('SELECT path AS file, line, level, message FROM import_errors ORDER BY created_at DESC, id DESC LIMIT ?')
     .all(limit) as ImportError[];
 }
 
 /** Calls and failures per tool name across the store, for the tool scorer's historical failure rate. */
-export function toolStats(db: Db, excludeRunId?: string): Record<string, { calls: number; failures: number }> {
+export function toolStats(db: ReadableDb, excludeRunId?: string): Record<string, { calls: number; failures: number }> {
   const rows = db
     .prepare(`SELECT name, COUNT(*) AS calls, SUM(status = 'error') AS failures FROM steps WHERE type = 'tool' AND run_id <> ? GROUP BY name`)
     .all(excludeRunId ?? '') as { name: string; calls: number; failures: number }[];
@@ -128,7 +128,7 @@ export function toolStats(db: Db, excludeRunId?: string): Record<string, { calls
 }
 
 /** Other runs of the same pipeline that carry a verdict, newest first (for the across-runs spectrum). */
-export function pipelineHistory(db: Db, pipeline: string, excludeRunId: string, limit = 200): RunDetail[] {
+export function pipelineHistory(db: ReadableDb, pipeline: string, excludeRunId: string, limit = 200): RunDetail[] {
   const ids = db
     .prepare('SELECT run_id FROM runs WHERE pipeline = ? AND run_id <> ? AND verdict IS NOT NULL ORDER BY started_at DESC LIMIT ?')
     .all(pipeline, excludeRunId, limit) as { run_id: string }[];

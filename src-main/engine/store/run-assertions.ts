@@ -4,7 +4,7 @@
  * re-import never loses it, and deleted with the run.
  */
 import type { RunAssertion } from '../../../src-shared/analysis';
-import type { Db } from './open-database';
+import type { Db, ReadableDb } from './open-database';
 
 interface AssertionRow {
   failed: number;
@@ -13,7 +13,7 @@ interface AssertionRow {
   asserted_at: number;
 }
 
-export function getRunAssertion(db: Db, runId: string): RunAssertion | null {
+export function getRunAssertion(db: ReadableDb, runId: string): RunAssertion | null {
   const row = db.prepare('SELECT failed, expected, note, asserted_at FROM run_assertions WHERE run_id = ?').get(runId) as AssertionRow | undefined;
   return row ? { failed: row.failed === 1, expected: row.expected, note: row.note, asserted_at: row.asserted_at } : null;
 }

@@ -8,15 +8,15 @@
  * as the user, so the inbox is trusted.
  */
 import path from 'node:path';
-import type { Db } from './open-database';
+import type { ReadableDb } from './open-database';
 
 /** This database's inbox folder, with a trailing separator; null for an in-memory database. */
-export function inboxPrefix(db: Db): string | null {
+export function inboxPrefix(db: ReadableDb): string | null {
   if (!db.name || db.name === ':memory:' || db.memory) return null;
   return path.join(path.dirname(path.resolve(db.name)), 'inbox') + path.sep;
 }
 
-export function runOrigin(db: Db, row: { source_format: string; source_file: string | null }): 'local' | 'foreign' {
+export function runOrigin(db: ReadableDb, row: { source_format: string; source_file: string | null }): 'local' | 'foreign' {
   const inbox = inboxPrefix(db);
   return inbox !== null && row.source_format === 'native' && row.source_file !== null && row.source_file.startsWith(inbox) ? 'local' : 'foreign';
 }
@@ -24,7 +24,7 @@ export function runOrigin(db: Db, row: { source_format: string; source_file: str
 /** SQL condition (with @inbox_like bound to likeInbox(db)) true for local runs of table alias `r`. */
 export const LOCAL_RUN_CONDITION = `(r.source_format = 'native' AND r.source_file LIKE @inbox_like ESCAPE '\\')`;
 
-export function likeInbox(db: Db): string {
+export function likeInbox(db: ReadableDb): string {
   const inbox = inboxPrefix(db);
   // A pattern nothing matches for an in-memory database.
   return inbox === null ? '\u0000' : `${inbox.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

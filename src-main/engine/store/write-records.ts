@@ -1,12 +1,12 @@
 /**
  * Applies record patches to SQLite with upserts that keep the same rules as
- * importer/rows.ts (the in-memory fold): fields overwrite only when present,
+ * store/rows.ts (the in-memory fold): fields overwrite only when present,
  * finished statuses are never downgraded, metadata and extra merge with
  * json_patch. Callers wrap calls in a transaction.
  */
 import type { TraceRecord } from '../../../src-shared/trace-format';
-import { patchesFor, type RunPatch, type ScorePatch, type StepPatch } from '../ingest/native/record-patches';
-import { mergeJsonObjects, mergeStatus, UNKNOWN_PIPELINE } from '../ingest/native/rows';
+import { patchesFor, type RunPatch, type ScorePatch, type StepPatch } from './record-patches';
+import { mergeJsonObjects, mergeStatus, UNKNOWN_PIPELINE } from './rows';
 import type { Db } from './open-database';
 
 const MERGE = (col: string, param: string) =>

@@ -5,8 +5,8 @@
  */
 import type { RunDetail } from '../../../../src-shared/model';
 import type { TraceRecord } from '../../../../src-shared/trace-format';
-import { patchesFor } from './record-patches';
-import { applyRunPatch, applyStepPatch, runFromRow, stepFromRow, type RunRow, type ScoreRow, type StepRow } from './rows';
+import { patchesFor } from '../../store/record-patches';
+import { applyRunPatch, applyStepPatch, runFromRow, stepFromRow, type RunRow, type ScoreRow, type StepRow } from '../../store/rows';
 
 export interface FoldOptions {
   sourceFile?: string;

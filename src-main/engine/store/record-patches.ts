@@ -6,7 +6,7 @@
  * downgraded by a start record read again, and fields only overwrite when the
  * record actually carries them. That is what makes re-import idempotent.
  */
-import type { TraceRecord } from '../../../../src-shared/trace-format';
+import type { TraceRecord } from '../../../src-shared/trace-format';
 import { storedJson } from './field-limits';
 
 export interface RunPatch {

@@ -6,7 +6,7 @@
  * found again from the store (runs.source_file), so a tailed file keeps
  * writing to the same renamed run across imports and restarts.
  */
-import type { Db } from '../store/open-database';
+import type { Db } from './open-database';
 
 /** Separator of the suffix; a character SDK run ids (uuid-like) never hold. */
 export const COLLISION_SEPARATOR = '~';

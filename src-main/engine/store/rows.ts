@@ -2,7 +2,7 @@
  * Row shapes as stored in SQLite, the in-memory application of patches to
  * them (the same rules the SQL upserts keep), and conversion to the model.
  */
-import type { Run, RunStatus, Score, Step } from '../../../../src-shared/model';
+import type { Run, RunStatus, Score, Step } from '../../../src-shared/model';
 import type { RunPatch, ScorePatch, StepPatch } from './record-patches';
 
 export interface RunRow {

@@ -5,7 +5,7 @@
  * stack near 4,000 levels on Node 20, measured) is cut at MAX_DEPTH instead of
  * failing its whole block.
  */
-import type { Json } from '../../../../src-shared/trace-format';
+import type { Json } from '../../../src-shared/trace-format';
 
 /** Largest JSON text stored for one field (input, output, metadata...). */
 export const MAX_FIELD_CHARS = 1_000_000;

@@ -3,8 +3,7 @@
  * the source of truth: an experiment's summary is always recomputed from its
  * trials, so nothing a crash leaves half-written can contradict it.
  */
-import { randomBytes } from 'node:crypto';
-import type { Db } from '../store/open-database';
+import type { Db, ReadableDb } from './open-database';
 import type { ForkEdit } from '../../../src-shared/replay-plan';
 import type {
   Arm,
@@ -17,8 +16,6 @@ import type {
   TrialSummary,
 } from '../../../src-shared/experiments';
 import { EngineError } from '../../../src-shared/result';
-import { summarizeExperiment } from './summarize-experiment';
-import type { TrialUsage } from './trial-usage';
 
 export interface ExperimentOptions {
   /** The engine instance running it (see RUNNER_TOKEN). */
@@ -58,7 +55,13 @@ interface ExperimentRow extends Omit<ExperimentRecord, 'edit' | 'oracle' | 'opti
 }
 
 /** A trial as stored: what the contract shows, plus what its replay saved. */
-export interface TrialRecord extends TrialSummary, Pick<TrialUsage, 'saved_calls' | 'saved_tokens'> {
+/** What the replayed prefix saved (experiments/trial-usage.ts computes it). */
+interface SavedByReplay {
+  saved_calls: number;
+  saved_tokens: number;
+}
+
+export interface TrialRecord extends TrialSummary, SavedByReplay {
   experiment_id: string;
 }
 
@@ -116,7 +119,7 @@ export function finishExperiment(db: Db, experimentId: string, status: Experimen
   db.prepare('UPDATE experiments SET status = ?, stop_reason = ?, ended_at = ? WHERE experiment_id = ?').run(status, stopReason, endedAt, experimentId);
 }
 
-export function readExperiment(db: Db, experimentId: string): ExperimentRecord {
+export function readExperiment(db: ReadableDb, experimentId: string): ExperimentRecord {
   const row = db.prepare('SELECT * FROM experiments WHERE experiment_id = ?').get(experimentId) as ExperimentRow | undefined;
   if (row) return fromRow(row);
   const prefixed = db
@@ -127,7 +130,7 @@ export function readExperiment(db: Db, experimentId: string): ExperimentRecord {
   throw new EngineError('ambiguous', `"${experimentId}" matches several experiments`);
 }
 
-export function readTrials(db: Db, experimentId: string): TrialRecord[] {
+export function readTrials(db: ReadableDb, experimentId: string): TrialRecord[] {
   return db.prepare(`SELECT * FROM trials WHERE experiment_id = ? ORDER BY trial, arm = 'treatment'`).all(experimentId) as TrialRecord[];
 }
 
@@ -149,25 +152,14 @@ export function toTrialSummary(t: TrialRecord): TrialSummary {
   };
 }
 
-export function getExperimentSummary(db: Db, experimentId: string): ExperimentSummary {
-  const e = readExperiment(db, experimentId);
-  return summarizeExperiment(e, readTrials(db, e.experiment_id));
-}
-
-export function getExperimentDetail(db: Db, experimentId: string): ExperimentDetail {
-  const e = readExperiment(db, experimentId);
-  const trials = readTrials(db, e.experiment_id);
-  return { ...summarizeExperiment(e, trials), trials: trials.map(toTrialSummary) };
-}
-
 export interface ListExperimentsQuery {
   runId?: string;
   groupId?: string;
   limit?: number;
 }
 
-/** Newest first. */
-export function listExperiments(db: Db, q: ListExperimentsQuery = {}): ExperimentSummary[] {
+/** Newest first, each with its trials. */
+export function listExperimentRecords(db: ReadableDb, q: ListExperimentsQuery = {}): { experiment: ExperimentRecord; trials: TrialRecord[] }[] {
   const rows = db
     .prepare(
       `SELECT * FROM experiments WHERE (@run IS NULL OR source_run_id = @run) AND (@grp IS NULL OR group_id = @grp)
@@ -175,51 +167,12 @@ export function listExperiments(db: Db, q: ListExperimentsQuery = {}): Experimen
     )
     .all({ run: q.runId ?? null, grp: q.groupId ?? null, limit: q.limit ?? 1000 }) as ExperimentRow[];
   const trialsOf = db.prepare(`SELECT * FROM trials WHERE experiment_id = ?`);
-  return rows.map((r) => summarizeExperiment(fromRow(r), trialsOf.all(r.experiment_id) as TrialRecord[]));
+  return rows.map((r) => ({ experiment: fromRow(r), trials: trialsOf.all(r.experiment_id) as TrialRecord[] }));
 }
 
-/**
- * This engine instance's token. Module state lives per worker thread, so an
- * engine worker that crashed and was restarted inside the same process gets
- * a new token and can tell the old worker's experiments are dead.
- */
-export const RUNNER_TOKEN = randomBytes(8).toString('hex');
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Called at engine start: an experiment still marked running whose runner
- * process is gone was cut short (crash, kill, power loss). It is marked
- * interrupted, with the trials that finished kept and counted, so it is never
- * silently lost. Experiments run by another live process (a `tb fork` in a
- * terminal while the app starts) are left alone. Returns the ids marked.
- */
-export function recoverExperiments(db: Db, isAlive: (pid: number) => boolean = pidAlive): string[] {
-  const rows = db
+/** Experiments marked running, with the process and engine instance that run them. */
+export function runningExperiments(db: ReadableDb): { experiment_id: string; runner_pid: number | null; runner_token: string | null }[] {
+  return db
     .prepare(`SELECT experiment_id, runner_pid, json_extract(options, '$.runner_token') AS runner_token FROM experiments WHERE status = 'running'`)
-    .all() as {
-    experiment_id: string;
-    runner_pid: number | null;
-    runner_token: string | null;
-  }[];
-  const marked: string[] = [];
-  db.transaction(() => {
-    for (const r of rows) {
-      const ours = r.runner_pid === process.pid;
-      if (ours && r.runner_token === RUNNER_TOKEN) continue;
-      if (!ours && r.runner_pid !== null && isAlive(r.runner_pid)) continue;
-      closeOpenTrials(db, r.experiment_id, 'interrupted', 'the process running the experiment stopped before this trial finished');
-      finishExperiment(db, r.experiment_id, 'interrupted', 'the process running the experiment stopped (crash, kill or shutdown); finished trials are kept');
-      marked.push(r.experiment_id);
-    }
-  })();
-  return marked;
+    .all() as { experiment_id: string; runner_pid: number | null; runner_token: string | null }[];
 }

@@ -1,0 +1,37 @@
+/**
+ * Stored blame results, one per run, valid for one settings hash and one
+ * state of the run (its updated_at): the list filters and the gate read them
+ * without recomputing blame.
+ */
+import type { Db } from './open-database';
+
+export interface BlameCacheEntry {
+  healthy: boolean;
+  blameScore: number;
+  /** The BlameResult as JSON. */
+  result: string;
+}
+
+export interface BlameCache {
+  /** The run's updated_at and stored status, or undefined when there is no such run. */
+  runState(runId: string): { updated_at: number; status: string } | undefined;
+  read(runId: string, settingsHash: string, runUpdated: number): string | undefined;
+  write(runId: string, settingsHash: string, runUpdated: number, entry: BlameCacheEntry): void;
+}
+
+export function openBlameCache(db: Db): BlameCache {
+  const readCached = db.prepare('SELECT result FROM blame_results WHERE run_id = ? AND settings_hash = ? AND run_updated = ?');
+  const writeCached = db.prepare(
+    `INSERT INTO blame_results (run_id, settings_hash, run_updated, healthy, blame_score, result, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(run_id) DO UPDATE SET settings_hash = excluded.settings_hash, run_updated = excluded.run_updated,
+       healthy = excluded.healthy, blame_score = excluded.blame_score, result = excluded.result, computed_at = excluded.computed_at`,
+  );
+  const runState = db.prepare('SELECT updated_at, status FROM runs WHERE run_id = ?');
+  return {
+    runState: (runId) => runState.get(runId) as { updated_at: number; status: string } | undefined,
+    read: (runId, settingsHash, runUpdated) => (readCached.get(runId, settingsHash, runUpdated) as { result: string } | undefined)?.result,
+    write: (runId, settingsHash, runUpdated, e) => {
+      writeCached.run(runId, settingsHash, runUpdated, e.healthy ? 1 : 0, e.blameScore, e.result, Date.now());
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The importer's bookkeeping rows: how far each file has been read
+ * (`import_files`), the problems found in it (`import_errors`), and the runs
+ * it produced. The importer decides; these statements only record.
+ */
+import type { ImportError } from '../../../src-shared/model';
+import type { Db, ReadableDb } from './open-database';
+
+export interface FileState {
+  size?: number;
+  offset: number;
+  line: number;
+  format: string;
+  refused: string | null;
+}
+
+export function readFileState(db: ReadableDb, file: string): FileState | undefined {
+  return db.prepare('SELECT size, offset, line, format, refused FROM import_files WHERE path = ?').get(file) as FileState | undefined;
+}
+
+export function saveFileState(db: Db, file: string, s: FileState, size: number): void {
+  db.prepare(
+    `INSERT INTO import_files (path, offset, line, size, format, refused, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(path) DO UPDATE SET offset = excluded.offset, line = excluded.line, size = excluded.size,
+       format = excluded.format, refused = excluded.refused, updated_at = excluded.updated_at`,
+  ).run(file, s.offset, s.line, size, s.format, s.refused, Date.now());
+}
+
+/** Callers hold a transaction; a problem already recorded for the same line is kept once. */
+export function insertImportErrors(db: Db, errors: ImportError[]): void {
+  if (errors.length === 0) return;
+  const stmt = db.prepare('INSERT OR IGNORE INTO import_errors (path, line, level, message, created_at) VALUES (?, ?, ?, ?, ?)');
+  const now = Date.now();
+  for (const e of errors) stmt.run(e.file, e.line, e.level, e.message, now);
+}
+
+/** Every problem recorded for a file (an absolute path), in line order. */
+export function importErrorsOf(db: ReadableDb, file: string): ImportError[] {
+  return db.prepare('SELECT path AS file, line, level, message FROM import_errors WHERE path = ? ORDER BY line, id').all(file) as ImportError[];
+}
+
+export function runsFromFile(db: ReadableDb, file: string): string[] {
+  return (db.prepare('SELECT run_id FROM runs WHERE source_file = ? ORDER BY started_at').all(file) as { run_id: string }[]).map((r) => r.run_id);
+}
+
+/** A foreign file does not grow: a run it never ended is incomplete, not running. */
+export function markRunningIncomplete(db: Db, runIds: Iterable<string>): void {
+  const mark = db.prepare(`UPDATE runs SET status = 'incomplete' WHERE run_id = ? AND status = 'running'`);
+  for (const id of runIds) mark.run(id);
+}
