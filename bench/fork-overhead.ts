@@ -9,11 +9,11 @@
  *   ~0.5–1 s here) is in both and cancels out.
  * - Wall time of an N = 8 experiment (16 trials) at parallelism 1 and 2.
  *
- * Pipeline: the experiment stub (src-main/engine/experiments/fixtures).
+ * Pipeline: the experiment stub (src-main/selfcheck/stub-pipeline.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { startExperiment } from '../src-main/engine/experiments/run-experiment';
-import { makeStubHome, recordStubRun, REPO_ROOT, STUB_PIPELINE, type StubHome } from '../src-main/engine/experiments/fixtures/stub-home';
+import { makeStubHome, recordStubRun, REPO_ROOT, STUB_PIPELINE, type StubHome } from '../test/support/stub-home';
 import type { RunDetail } from '../src-shared/model';
 
 function median(xs: number[]): number {

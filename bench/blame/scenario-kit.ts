@@ -5,7 +5,7 @@
  * the planted-fault bases.
  */
 import type { Json } from '../../src-shared/trace-format';
-import { TraceBuilder } from '../../src-main/engine/blame/test-support';
+import { TraceBuilder } from '../../test/support/trace-builder';
 
 export interface Topic {
   question: string;

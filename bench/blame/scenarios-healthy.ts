@@ -2,7 +2,7 @@
  * Scenarios, part 3: healthy runs of every shape. They must get no blame at
  * all; several are also the bases that planted-faults.ts injects faults into.
  */
-import { TraceBuilder } from '../../src-main/engine/blame/test-support';
+import { TraceBuilder } from '../../test/support/trace-builder';
 import { NOISE, TOPICS, add, chat, promptText, ragRun, tags, toolCall } from './scenario-kit';
 
 const T = TOPICS;

@@ -2,7 +2,7 @@
  * Scenarios, part 1: retrieval, llm, tool and cascading failures.
  */
 import type { Json } from '../../src-shared/trace-format';
-import { TraceBuilder } from '../../src-main/engine/blame/test-support';
+import { TraceBuilder } from '../../test/support/trace-builder';
 import { NOISE, TOPICS, add, chat, promptText, ragRun, tags, toolCall } from './scenario-kit';
 
 const T = TOPICS;

@@ -3,7 +3,7 @@
  * orphaned spans, duplicates, expected answers and across-runs spectra.
  */
 import type { Json } from '../../src-shared/trace-format';
-import { TraceBuilder } from '../../src-main/engine/blame/test-support';
+import { TraceBuilder } from '../../test/support/trace-builder';
 import { NOISE, TOPICS, add, chat, promptText, ragRun, tags, toolCall } from './scenario-kit';
 
 const T = TOPICS;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildReplayPlan, REPLAY_PLAN_ENV, type ForkEdit } from '../../src-shared/replay-plan';
 import type { RunDetail } from '../../src-shared/model';
-import { importedRun, stepOf, tempHome } from './demo-test-support';
+import { importedRun, stepOf, tempHome } from '../../test/support/demo-runs';
 import { correctedPlan, FIXED_PLANNER_INSTRUCTIONS, runResearchTeam } from './research-team';
 
 async function recordPlanted(): Promise<{ home: string; detail: RunDetail }> {

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { importedRun, tempHome } from './demo-test-support';
+import { importedRun, tempHome } from '../../test/support/demo-runs';
 import { runDemo } from './run-demo';
 
 describe('tb demo', () => {

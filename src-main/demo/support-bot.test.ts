@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importedRun, stepOf, tempHome } from './demo-test-support';
+import { importedRun, stepOf, tempHome } from '../../test/support/demo-runs';
 import { runSupportBot, SUPPORT_VARIANTS } from './support-bot';
 
 describe('the support-bot demo', () => {

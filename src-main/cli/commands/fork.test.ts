@@ -3,7 +3,7 @@ import { parseArgs, UsageError } from '../args';
 import type { Command, CommandContext } from '../command';
 import { CliFailure } from '../unwrap';
 import { createEngine, type Engine } from '../../engine/create-engine';
-import { recordStubRun } from '../../engine/experiments/fixtures/stub-home';
+import { recordStubRun } from '../../../test/support/stub-home';
 import type { ExperimentDetail, ExperimentProgress, ExperimentSummary } from '../../../src-shared/experiments';
 import { forkCommand, progressPrinter } from './fork';
 import { experimentCommand, experimentsCommand } from './experiments';

@@ -19,7 +19,7 @@ import { EXIT_CHECK_FAILED, EXIT_OK } from '../command';
 import { numberFlag, UsageError } from '../args';
 import { callEngine } from '../unwrap';
 import { createEngine, type Engine } from '../../engine/create-engine';
-import { recordStubRun } from '../../engine/experiments/fixtures/stub-home';
+import { recordStubRun } from '../../selfcheck/record-stub-run';
 import { runResearchTeam } from '../../demo/research-team';
 import type { BlameConfirmation } from '../../../src-shared/experiments';
 

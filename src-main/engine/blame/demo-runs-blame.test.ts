@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BlameResult } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
-import { importedRun, tempHome } from '../../demo/demo-test-support';
+import { importedRun, tempHome } from '../../../test/support/demo-runs';
 import { runResearchTeam } from '../../demo/research-team';
 import { runSupportBot } from '../../demo/support-bot';
 import { isVerbatim } from '../scoring/evidence-quote';

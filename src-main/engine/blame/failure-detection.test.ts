@@ -4,7 +4,7 @@ import { isVerbatim } from '../scoring/evidence-quote';
 import { themeOnlyMatch } from '../scoring/score-retrieval';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
 import { blameRun, type BlameContext } from './blame-run';
-import { TraceBuilder } from './test-support';
+import { TraceBuilder } from '../../../test/support/trace-builder';
 
 const ctx: BlameContext = { settings: DEFAULT_SETTINGS, toolStats: {} };
 const chat = (text: string) => ({ messages: [{ role: 'user', content: text }] });

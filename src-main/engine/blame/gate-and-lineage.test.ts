@@ -4,7 +4,7 @@ import { blameRun } from './blame-run';
 import { gateDecision } from './gate-decision';
 import { inferLineage, upstreamOf } from './lineage';
 import { buildRunGraph } from './run-graph';
-import { TraceBuilder } from './test-support';
+import { TraceBuilder } from '../../../test/support/trace-builder';
 import { newHashScan, scanHashes, scanJson, scanText, valuesOf } from './value-features';
 
 const ctx = { settings: DEFAULT_SETTINGS, toolStats: {} };

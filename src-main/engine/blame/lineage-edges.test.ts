@@ -5,7 +5,7 @@ import { blameRun } from './blame-run';
 import { inferLineage } from './lineage';
 import { lineageEdges } from './lineage-edges';
 import { buildRunGraph } from './run-graph';
-import { TraceBuilder } from './test-support';
+import { TraceBuilder } from '../../../test/support/trace-builder';
 
 const ctx = { settings: DEFAULT_SETTINGS, toolStats: {} };
 const edgeSet = (edges: { from: string; to: string; via: string }[] | undefined) => new Set((edges ?? []).map((e) => `${e.from}>${e.to}:${e.via}`));

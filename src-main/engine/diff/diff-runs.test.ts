@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TraceBuilder } from '../blame/test-support';
+import { TraceBuilder } from '../../../test/support/trace-builder';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
 import { alignSteps } from './align-steps';
 import { diffRuns } from './diff-runs';

@@ -3,7 +3,7 @@ import type { BlameResult, BlamedStep } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
 import { confirmBlame } from './confirm-blame';
 import { listExperiments } from './summarize-experiment';
-import { makeStubHome, recordStubRun, type StubHome } from './fixtures/stub-home';
+import { makeStubHome, recordStubRun, type StubHome } from '../../../test/support/stub-home';
 
 let home: StubHome;
 let failing: RunDetail;

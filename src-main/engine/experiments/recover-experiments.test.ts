@@ -6,9 +6,9 @@ import { MIGRATIONS } from '../store/migrations/index';
 import { migrate, schemaVersion, type Db } from '../store/open-database';
 import { getExperimentDetail } from './summarize-experiment';
 import { recoverExperiments, RUNNER_TOKEN } from './recover-experiments';
-import { isAlive, makeStubHome, recordStubRun, REPO_ROOT, stubPids, type StubHome } from './fixtures/stub-home';
+import { isAlive, makeStubHome, recordStubRun, REPO_ROOT, stubPids, type StubHome } from '../../../test/support/stub-home';
 
-const RUNNER = fileURLToPath(new URL('./fixtures/experiment-runner-script.ts', import.meta.url));
+const RUNNER = fileURLToPath(new URL('../../../test/support/experiment-runner-script.ts', import.meta.url));
 const homes: StubHome[] = [];
 
 afterAll(() => {

@@ -8,7 +8,7 @@ import { getRunDetail } from '../store/read-runs';
 import { getExperimentDetail, listExperiments } from './summarize-experiment';
 import { prepareExperiment, startExperiment } from './run-experiment';
 import { fisherExactTwoSided } from './statistics';
-import { isAlive, liveCalls, makeStubHome, recordStubRun, stubPids, type StubHome } from './fixtures/stub-home';
+import { isAlive, liveCalls, makeStubHome, recordStubRun, stubPids, type StubHome } from '../../../test/support/stub-home';
 
 let home: StubHome;
 /** The planner picked a column that does not exist, so search returned every city. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blameRun } from '../blame/blame-run';
-import { TraceBuilder } from '../blame/test-support';
+import { TraceBuilder } from '../../../test/support/trace-builder';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
 import { renderReport } from './render-report';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TraceBuilder } from '../blame/test-support';
+import { TraceBuilder } from '../../../test/support/trace-builder';
 import { bm25Relevance, embeddingRelevance } from './relevance';
 import { meanPairwiseRougeL, rougeL } from './rouge-l';
 import { scoreRun } from './score-run';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LineageEdge } from '../../../src-shared/analysis';
 import type { Step } from '../../../src-shared/model';
-import { step } from './test-steps';
+import { step } from '../../../test/support/graph-steps';
 import { dataFlowTitle, MAX_DATA_FLOW_EDGES, nearestShown, pairKey, selectDataFlow } from './data-flow-edges';
 import { dataFlowHandles, dataFlowPath, HANDLE } from './data-flow-path';
 import { buildStepTree, visibleGraph, type StepTree } from './step-tree';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../../src-shared/model';
-import { step } from './test-steps';
+import { step } from '../../../test/support/graph-steps';
 import { buildStepTree, defaultExpanded, navigateGraph, visibleGraph, visibleRows } from './step-tree';
 
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureText, importFixture, importText, parentOf, stepNamed } from './fixture-loading';
+import { fixtureText, importFixture, importText, parentOf, stepNamed } from '../../../../test/support/foreign-fixtures';
 
 const RUN_TREE = 'langchain-run-tree-langgraph.json';
 const TRANSCRIPT = 'chat-transcript-langgraph-multi-agent.json';

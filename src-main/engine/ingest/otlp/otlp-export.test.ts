@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../../../src-shared/model';
 import type { TraceRecord } from '../../../../src-shared/trace-format';
 import { foldRecords } from '../native/fold-records';
-import { importFixture, importText } from '../foreign/fixture-loading';
+import { importFixture, importText } from '../../../../test/support/foreign-fixtures';
 import { exportOtlp } from '../foreign/index';
 
 function comparable(detail: RunDetail) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunDetail } from '../../../../src-shared/model';
-import { fixtureText, importFixture, parentOf, runWithStep, stepNamed } from '../foreign/fixture-loading';
+import { fixtureText, importFixture, parentOf, runWithStep, stepNamed } from '../../../../test/support/foreign-fixtures';
 
 const OPENINFERENCE = 'otlp-openinference-langgraph.json';
 const TRACELOOP = 'otlp-traceloop-langgraph.jsonl';

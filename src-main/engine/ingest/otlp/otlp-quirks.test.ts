@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureText, importFixture, importText } from '../foreign/fixture-loading';
+import { fixtureText, importFixture, importText } from '../../../../test/support/foreign-fixtures';
 import { detectForeignFormat, parseForeignFile, SUPPORTED_FORMATS_DESCRIPTION } from '../foreign/index';
 
 const OPENINFERENCE = 'otlp-openinference-langgraph.json';

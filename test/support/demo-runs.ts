@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunDetail } from '../../src-shared/model';
-import { foldRecords } from '../engine/ingest/native/fold-records';
-import { parseTraceText } from '../engine/ingest/native/parse-lines';
+import { foldRecords } from '../../src-main/engine/ingest/native/fold-records';
+import { parseTraceText } from '../../src-main/engine/ingest/native/parse-lines';
 
 export function tempHome(): string {
   return mkdtempSync(join(tmpdir(), 'tb-demo-'));

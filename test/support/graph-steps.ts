@@ -1,5 +1,5 @@
 /** A minimal healthy step for graph tests: only id, parent and start order vary. */
-import type { Step } from '../../../src-shared/model';
+import type { Step } from '../../src-shared/model';
 
 export function step(id: string, parent: string | null, index: number): Step {
   return {

@@ -5,10 +5,10 @@
  * records with the importer's own foldRecords, so tests see exactly what an
  * imported file would give.
  */
-import type { RunDetail } from '../../../src-shared/model';
-import type { Json, StepType, TraceError, TraceRecord } from '../../../src-shared/trace-format';
-import { TRACE_FORMAT_VERSION } from '../../../src-shared/trace-format';
-import { foldRecords } from '../ingest/native/fold-records';
+import type { RunDetail } from '../../src-shared/model';
+import type { Json, StepType, TraceError, TraceRecord } from '../../src-shared/trace-format';
+import { TRACE_FORMAT_VERSION } from '../../src-shared/trace-format';
+import { foldRecords } from '../../src-main/engine/ingest/native/fold-records';
 
 export interface StartOpts {
   parent?: string | null;
