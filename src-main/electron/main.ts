@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../../src-shared/ipc-protocol';
 import { isCallName } from '../../src-shared/api';
-import { CONTENT_SECURITY_POLICY } from '../serve/http-server';
+import { CONTENT_SECURITY_POLICY } from '../content-security-policy';
 import { startEngineHost, type EngineHost } from './engine-host';
 import { loadWindowState, saveWindowState } from './window-state';
 import { electronNativeBinding } from './native-binding';

@@ -11,12 +11,11 @@ import path from 'node:path';
 import { isCallName, type EventName } from '../../src-shared/api';
 import { CALL_PREFIX, EVENTS_PATH, MAX_REQUEST_BYTES, TOKEN_HEADER } from '../../src-shared/http-protocol';
 import type { Engine } from '../engine/create-engine';
+import { CONTENT_SECURITY_POLICY } from '../content-security-policy';
 import { jsonDepth } from '../engine/store/field-limits';
 
 export { jsonDepth };
 
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildReplayPlan, REPLAY_PLAN_ENV, type BuildReplayPlanOptions } from '../../../src-shared/replay-plan';
+import { REPLAY_PLAN_ENV } from '../../../src-shared/replay-plan';
+import { buildReplayPlan, type BuildReplayPlanOptions } from '../../../src-main/engine/experiments/build-replay-plan';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import { clearMocks, currentStep, ModelChangeRefusedError, pipeline, registerMock, ReplayedError, SideEffectRefusedError, step, tb } from './index';
 import { resetEnvPlanForTests } from './pipeline';

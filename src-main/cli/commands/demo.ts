@@ -4,7 +4,7 @@ import { numberFlag } from '../args';
 import type { Engine } from '../../engine/create-engine';
 import { callEngine } from '../unwrap';
 import { runDemo } from '../../demo/run-demo';
-import { runDemoExperiments } from './experiments';
+import { runDemoExperiments } from '../demo-experiments';
 
 /** Records the demo pipeline's runs into the inbox and imports them. */
 export async function recordDemo(engine: Engine, runs: number | undefined, log: (line: string) => void): Promise<string[]> {

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildReplayPlan } from '../../../../src-shared/replay-plan';
+import { buildReplayPlan } from '../../../../src-main/engine/experiments/build-replay-plan';
 import { pipeline, runStep } from '../index';
 import { foldRun } from '../test-support/fold-run';
 import { onlyRun, stepByKey, tempHome } from '../test-support/read-runs';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { RunDetail, Step } from './model';
-import { buildReplayPlan, parseReplayPlan } from './replay-plan';
+import type { RunDetail, Step } from '../../../src-shared/model';
+import { parseReplayPlan } from '../../../src-shared/replay-plan';
+import { buildReplayPlan } from './build-replay-plan';
 
 const step = (index: number, key: string, extra: Partial<Step> = {}): Step => ({
   run_id: 'r1', step_id: `s${index}`, parent_id: null, index, name: key.split('/').at(-1)!.split('#')[0], type: 'tool', replay_key: key,
