@@ -103,6 +103,10 @@ export interface EngineInfo {
   inbox: string;
   version: string;
   watching: boolean;
+  /** $TRACEBACK_HOME/settings.json (it may not exist). */
+  settings_file: string;
+  /** Problems in that file: each named setting was ignored and its default used. Shown as a banner and a CLI warning. */
+  settings_problems: string[];
 }
 
 export interface CallResults {

@@ -188,3 +188,17 @@ describe('tb report --format pdf', () => {
     expect(bytes.length).toBeGreaterThan(1000);
   });
 });
+
+describe('tb settings problems', () => {
+  it('a typo in settings.json is named in one stderr line, and --json stdout stays one document', () => {
+    const home = freshHome();
+    fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ scoring: { unhealthy_belo: 0.9 } }));
+    const r = tb(home, 'list', '--json');
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual([]);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(path.join(home, 'settings.json'));
+    expect(lines[0]).toMatch(/unhealthy_belo: unknown setting/);
+  });
+});

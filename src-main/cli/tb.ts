@@ -24,6 +24,13 @@ function help(): string {
   ].join('\n');
 }
 
+/** A typo in settings.json is named in one line on stderr (stdout stays one JSON document with --json). */
+function warnAboutSettings(engine: Engine): Engine {
+  const problems = engine.analysis.settingsProblems();
+  if (problems.length) process.stderr.write(`tb: warning: ${engine.paths.settings}: ${problems.length} setting(s) ignored, their defaults used (${problems.join('; ')})\n`);
+  return engine;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
@@ -44,7 +51,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     const ctx: CommandContext = {
       args,
-      engine: (opts) => (engine ??= createEngine({ watch: opts?.watch ?? false })),
+      engine: (opts) => (engine ??= warnAboutSettings(createEngine({ watch: opts?.watch ?? false }))),
       out: (t) => process.stdout.write(t + '\n'),
       err: (t) => process.stderr.write(t + '\n'),
       json: (v) => process.stdout.write(JSON.stringify(v, null, 2) + '\n'),

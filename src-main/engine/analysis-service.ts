@@ -39,6 +39,8 @@ export interface Analysis {
    */
   refresh(runIds: string[]): void;
   settings(): Settings;
+  /** What was wrong in the settings file as last read (each ignored, its default used); [] when nothing. */
+  settingsProblems(): string[];
 }
 
 /** Blame strength of a result: the top finding's score, 0 for a healthy run. */
@@ -47,19 +49,22 @@ export function blameScoreOf(b: BlameResult): number {
 }
 
 export function createAnalysis(db: Db, paths: HomePaths): Analysis {
-  // A typo in settings.json must not be silently ignored: each problem is reported once, on stderr.
-  const reported = new Set<string>();
-  const onProblem = (message: string) => {
-    if (reported.has(message)) return;
-    reported.add(message);
-    console.warn(`[traceback] settings: ${message}`);
+  // A typo in settings.json must not be silently ignored: the problems of the file as last read are kept
+  // for getInfo (the app shows a banner, the CLI one line on stderr).
+  let problems: string[] = [];
+  const load = () => {
+    const found: string[] = [];
+    const prefix = `${paths.settings}: `;
+    const loaded = loadSettings(paths.settings, (message) => found.push(message.startsWith(prefix) ? message.slice(prefix.length) : message));
+    problems = found;
+    return loaded;
   };
-  let settings = loadSettings(paths.settings, onProblem);
+  let settings = load();
   let hash = settingsHash(settings);
   const cache = openBlameCache(db);
 
   const reloadSettingsIfChanged = () => {
-    const next = loadSettings(paths.settings, onProblem);
+    const next = load();
     const h = settingsHash(next);
     if (h !== hash) {
       settings = next;
@@ -137,5 +142,9 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
       }
     },
     settings: () => settings,
+    settingsProblems: () => {
+      reloadSettingsIfChanged();
+      return [...problems];
+    },
   };
 }

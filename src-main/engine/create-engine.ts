@@ -72,7 +72,15 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       const detail = getRunDetail(db, a.runId);
       return { format: a.format, content: JSON.stringify(exportOtlp(detail), null, 2), filename: `${detail.run.run_id}.otlp.json` };
     },
-    getInfo: () => ({ home: paths.home, database: paths.database, inbox: paths.inbox, version: ENGINE_VERSION, watching: watcher !== null }),
+    getInfo: () => ({
+      home: paths.home,
+      database: paths.database,
+      inbox: paths.inbox,
+      version: ENGINE_VERSION,
+      watching: watcher !== null,
+      settings_file: paths.settings,
+      settings_problems: analysis.settingsProblems(),
+    }),
     ...experiments.handlers,
   };
 

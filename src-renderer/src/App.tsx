@@ -61,12 +61,22 @@ function Shell({ lastChange }: { lastChange: number | null }) {
         )}
         {lastChange && <span className="muted small" data-testid="last-change">· updated {new Date(lastChange).toLocaleTimeString()}</span>}
       </nav>
+      {info.data && info.data.settings_problems.length > 0 && <SettingsProblems file={info.data.settings_file} problems={info.data.settings_problems} />}
       <div className="app-body">
         {route.view === 'runs' && <RunsView route={route} />}
         {route.view === 'run' && <RunWorkbench key={route.runId} route={route} />}
         {route.view === 'diff' && <DiffView route={route} />}
         {route.view === 'experiments' && <ExperimentsView route={route} />}
       </div>
+    </div>
+  );
+}
+
+/** A typo in settings.json is shown, never silently ignored: each named setting fell back to its default. */
+function SettingsProblems({ file, problems }: { file: string; problems: string[] }) {
+  return (
+    <div className="error-note settings-problems" role="alert" data-testid="settings-problems">
+      {file}: {problems.length} setting(s) ignored, their defaults used — {problems.join('; ')}
     </div>
   );
 }

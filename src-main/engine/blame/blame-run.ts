@@ -46,9 +46,6 @@ export interface BlameContext extends ScoringContext {
   asserted?: boolean;
 }
 
-/** An asserted failure is answered with at least this many ranked suspects (when the run has them). */
-const MIN_ASSERTED_SUSPECTS = 3;
-
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
@@ -180,27 +177,27 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
   };
   result.blamed = ranked.causes.map((f, i) => toBlamed(f, i === 0 ? ranked.confidence : 'low'));
   // The user says it failed: always rank three suspects, the rest from content suspicion.
-  if (asserted && result.blamed.length < MIN_ASSERTED_SUSPECTS) {
+  if (asserted && result.blamed.length < w.settings.blame.asserted.suspects) {
     const have = new Set([...ranked.causes.map((f) => f.pos), ...ranked.symptoms.map((x) => x.pos)]);
     const floor = Math.min(...ranked.causes.map((f) => f.strength), w.settings.blame.suspicion.strength_max);
-    for (const f of suspicionFindings(w, [], MIN_ASSERTED_SUSPECTS + have.size)) {
-      if (result.blamed.length >= MIN_ASSERTED_SUSPECTS) break;
+    for (const f of suspicionFindings(w, [], w.settings.blame.asserted.suspects + have.size)) {
+      if (result.blamed.length >= w.settings.blame.asserted.suspects) break;
       if (have.has(f.pos)) continue;
       have.add(f.pos);
       // Ranked below every finding a rule made, whatever its own suspicion.
-      result.blamed.push(toBlamed({ ...f, strength: Math.min(f.strength, floor * 0.99) }, 'low'));
+      result.blamed.push(toBlamed({ ...f, strength: Math.min(f.strength, floor * w.settings.blame.asserted.below_rules) }, 'low'));
     }
     // Still short (few content steps): the other steps the answer rests on, nearest to it first.
     const rest = [...w.slice].filter((p) => !have.has(p) && g.live[p] && g.children[p].length === 0).sort((a, b) => b - a);
     for (const p of rest) {
-      if (result.blamed.length >= MIN_ASSERTED_SUSPECTS) break;
+      if (result.blamed.length >= w.settings.blame.asserted.suspects) break;
       have.add(p);
       result.blamed.push(
         toBlamed(
           {
             pos: p,
             rule: 'asserted-suspect',
-            strength: Math.min(floor, w.settings.blame.suspicion.strength_max) * 0.5,
+            strength: Math.min(floor, w.settings.blame.suspicion.strength_max) * w.settings.blame.asserted.on_the_way_share,
             reason: `${stepLabel(w, p)} is on the way to the answer the user rejected; no rule found a fault in it.`,
             evidence: evidenceList(quoteStep(g.steps[p], 'output') ?? quoteStep(g.steps[p], 'input')),
             dependent: true,

@@ -20,7 +20,7 @@ import type { Settings } from '../scoring/settings';
 import { isEmptyPayload, isObj, jsonText, llmText } from '../scoring/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
-import { newHashScan, scanHashes, scanJson, scanText, type Value } from './value-features';
+import { KIND_WEIGHT_BY_CODE, newHashScan, scanHashes, scanJson, scanText, type Value } from './value-features';
 
 export const RUN_INPUT = -1;
 export const NOT_SEEN = -2;
@@ -75,8 +75,15 @@ export interface Lineage {
   edges: LineageEdgeList;
 }
 
-// Indexed by value kind code (value-features): date, e-mail, URL and id weigh 2; numbers and names 1.
-const KIND_WEIGHT_BY_CODE = [0, 2, 2, 2, 2, 1, 1];
+/**
+ * Votes for "this earlier step fed that one": a link needs LINK_VOTES. A declared link (a state key the step
+ * reads, the tool call id it answers) is certain and outvotes anything; the next sibling after one that returned
+ * an empty output links to it alone (an empty result has no value to follow); the sibling that ended just before,
+ * or one shared shingle or common value, does not.
+ */
+const LINK_VOTES = 2;
+const DECLARED_VOTES = 3;
+const EMPTY_WAIT_VOTES = 2;
 
 function keysOf(v: Json | undefined): string[] {
   if (typeof v === 'string') return [v];
@@ -233,7 +240,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     let out: number[] | null = null;
     pickCount = 0;
     for (let i = 0; i < voteCount; i++) {
-      if (voteW[i] >= 2 && voteIds[i] !== self) {
+      if (voteW[i] >= LINK_VOTES && voteIds[i] !== self) {
         (out ??= []).push(voteIds[i]);
         pickIds[pickCount] = voteIds[i];
         pickW[pickCount] = voteW[i];
@@ -279,15 +286,15 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const sn = hs.shingleCount;
     for (let i = 0; i < sn; i++) vote(latestShingle.get(shingles[i], NOT_SEEN), 1, VIA_VALUE);
     const meta = s.metadata;
-    if (meta.reads !== undefined) for (const key of keysOf(meta.reads)) vote(writers.get(key) ?? NOT_SEEN, 3, VIA_STATE);
+    if (meta.reads !== undefined) for (const key of keysOf(meta.reads)) vote(writers.get(key) ?? NOT_SEEN, DECLARED_VOTES, VIA_STATE);
     const callId = meta.tool_call_id;
-    if (typeof callId === 'string') vote(callOwner.get(callId) ?? NOT_SEEN, 3, VIA_CALL);
+    if (typeof callId === 'string') vote(callOwner.get(callId) ?? NOT_SEEN, DECLARED_VOTES, VIA_CALL);
     const parentKey = g.parent[p];
     const prev = lastEnded.get(parentKey);
     if (prev !== undefined) vote(prev, 1, VIA_ADJACENT);
     const wait = awaiting.get(parentKey);
     if (wait && wait.length > 0) {
-      for (const q of wait) vote(q, 2, VIA_EMPTY);
+      for (const q of wait) vote(q, EMPTY_WAIT_VOTES, VIA_EMPTY);
       awaiting.delete(parentKey);
     }
     const prods = chosen(p);

@@ -101,8 +101,9 @@ export function numbersIn(text: string): number[] {
   return out;
 }
 
-function near(a: number, b: number): boolean {
-  return Math.abs(a - b) <= Math.max(0.005 * Math.abs(b), 1e-9);
+/** Equal within the relative `blame.number_tolerance` (rounded figures still match). */
+function near(a: number, b: number, tolerance: number): boolean {
+  return Math.abs(a - b) <= Math.max(tolerance * Math.abs(b), 1e-9);
 }
 
 /** What the oracle names as wrong: values the answer states that the verdict calls out or the expected answer lacks. */
@@ -203,7 +204,7 @@ function unsupportedArguments(w: BlameWork, tool: number, upstream: Set<number>)
       if (seen.has(raw) || (!raw.includes('.') && raw.replace(/\D/g, '').length < 2)) continue;
       seen.add(raw);
       const x = Number(raw.replace(/,/g, ''));
-      if (!numbers.some((n) => near(n, x))) out.push({ shown: shown(raw), word: raw, number: x });
+      if (!numbers.some((n) => near(n, x, w.settings.blame.number_tolerance))) out.push({ shown: shown(raw), word: raw, number: x });
     }
     for (const word of wordsOf(text, 200)) {
       if (seen.has(word) || word.length <= 2 || /^\d+$/.test(word) || STOPWORDS.has(word) || ARG_SYNTAX.has(word)) continue;
@@ -225,7 +226,7 @@ function originOf(w: BlameWork, tool: number, upstream: Set<number>, unsupported
     const words = new Set(wordsOf(text, 20_000));
     const nums = unsupported.some((u) => u.number !== null) ? numbersIn(text) : [];
     for (const u of unsupported) {
-      const stated = u.number !== null ? nums.some((n) => near(n, u.number!)) : /^[\p{L}\p{N}]+$/u.test(u.word) ? words.has(u.word) : text.includes(u.word);
+      const stated = u.number !== null ? nums.some((n) => near(n, u.number!, w.settings.blame.number_tolerance)) : /^[\p{L}\p{N}]+$/u.test(u.word) ? words.has(u.word) : text.includes(u.word);
       if (stated) return { pos: p, arg: u };
     }
   }

@@ -10,7 +10,6 @@ import { quoteStep } from '../scoring/evidence-quote';
 import { suspicionOf, type StepSuspicion } from './content-suspicion';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 
-const MAX_SUSPECTS = 3;
 
 function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
@@ -40,7 +39,7 @@ function reasonOf(w: BlameWork, r: StepSuspicion): { reason: string; evidence: F
   return { reason: `${stepLabel(w, r.pos)} ${parts.join('; ')}.`, evidence: evidenceList(...evidence) };
 }
 
-export function suspicionFindings(w: BlameWork, others: Finding[], max = MAX_SUSPECTS): Finding[] {
+export function suspicionFindings(w: BlameWork, others: Finding[], max = w.settings.blame.suspicion.max_suspects): Finding[] {
   const cfg = w.settings.blame.suspicion;
   // A rule that shows a mechanism (not bad content an upstream fault explains) outranks suspicion: then it adds nothing.
   if (others.some((f) => !f.dependent)) return [];

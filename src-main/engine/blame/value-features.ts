@@ -45,8 +45,17 @@ function fnv(s: string): number {
 
 const KIND_CODE: Record<ValueKind, number> = { date: 1, email: 2, url: 3, id: 4, number: 5, name: 6 };
 const KINDS: ValueKind[] = ['date', 'date', 'email', 'url', 'id', 'number', 'name'];
-/** How strongly a shared value links two steps (used by lineage). */
-export const KIND_WEIGHT: Record<ValueKind, number> = { date: 2, email: 2, url: 2, id: 2, number: 1, name: 1 };
+/**
+ * How strongly a shared value links two steps in lineage: a date, e-mail, URL or id is specific enough to link
+ * alone (weight 2 reaches lineage's LINK_VOTES); a number or a name is common, so it needs a second match.
+ */
+const KIND_WEIGHT: Record<ValueKind, number> = { date: 2, email: 2, url: 2, id: 2, number: 1, name: 1 };
+/** KIND_WEIGHT indexed by kind code (Value codes as scanText emits them), for lineage's hot loop. */
+export const KIND_WEIGHT_BY_CODE: readonly number[] = (() => {
+  const out = [0];
+  for (const [kind, code] of Object.entries(KIND_CODE) as [ValueKind, number][]) out[code] = KIND_WEIGHT[kind];
+  return out;
+})();
 
 function seal(kind: number, h: number): number {
   return Math.imul(h ^ Math.imul(kind, 0x9e3779b1), PRIME) & MASK;
