@@ -30,7 +30,7 @@ export async function benchSdkOverhead(iterations = 20_000): Promise<{ perStepMi
       for (let i = 0; i < 2_000; i++) wrapped(i);
     }, { home, entry: null });
 
-    let t = process.hrtime.bigint();
+    const t = process.hrtime.bigint();
     for (let i = 0; i < iterations; i++) noop(i);
     const bareNs = Number(process.hrtime.bigint() - t);
 

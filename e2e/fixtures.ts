@@ -6,7 +6,7 @@ import type { CallArgs, CallName, CallResult } from '../src-shared/api';
 import { CALL_PREFIX, TOKEN_HEADER } from '../src-shared/http-protocol';
 import type { Result } from '../src-shared/result';
 
-export const ARTIFACTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), 'artifacts');
+const ARTIFACTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), 'artifacts');
 
 /** Every test gets its own `tb serve` on its own data folder holding the demo runs. */
 export const test = base.extend<{ tb: TbServer; app: Page }>({

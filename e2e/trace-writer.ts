@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { Json, StepType, TraceError, TraceRecord } from '../src-shared/trace-format';
 import { TRACE_FORMAT_VERSION } from '../src-shared/trace-format';
 
-export interface StepSpec {
+interface StepSpec {
   id: string;
   parent: string | null;
   name: string;
@@ -34,7 +34,7 @@ export interface RunSpec {
   startedAt?: number;
 }
 
-export function traceRecords(spec: RunSpec): TraceRecord[] {
+function traceRecords(spec: RunSpec): TraceRecord[] {
   const runId = spec.runId ?? crypto.randomUUID();
   let t = spec.startedAt ?? Date.now() - 60_000;
   const records: TraceRecord[] = [

@@ -61,7 +61,7 @@ function clone(d: RunDetail, suffix: string): RunDetail {
   return c;
 }
 
-export function plantEmptyRetrieval(base: RunDetail): Planted | null {
+function plantEmptyRetrieval(base: RunDetail): Planted | null {
   const d = clone(base, 'empty-retrieval');
   const target = d.steps.find((s) => s.type === 'retrieval' && s.status === 'ok' && (passagesOf(s.output)?.length ?? 0) > 0);
   if (!target) return null;
@@ -79,7 +79,7 @@ function perturb(kind: string, raw: string): string | null {
   return null;
 }
 
-export function plantWrongArgument(base: RunDetail): Planted | null {
+function plantWrongArgument(base: RunDetail): Planted | null {
   const d = clone(base, 'wrong-argument');
   const request = valuesOf(jsonText(d.run.input)).filter((v) => v.kind !== 'email' && v.kind !== 'url');
   for (const t of d.steps) {
@@ -105,7 +105,7 @@ function promptStep(d: RunDetail): Step | undefined {
   return d.steps.find((s) => s.type === 'prompt' && s.status === 'ok' && typeof s.output === 'string' && (passagesOf(s.input)?.length ?? 0) > 0);
 }
 
-export function plantTruncatedPrompt(base: RunDetail): Planted | null {
+function plantTruncatedPrompt(base: RunDetail): Planted | null {
   const d = clone(base, 'truncated-prompt');
   const target = promptStep(d);
   if (!target) return null;
@@ -117,7 +117,7 @@ export function plantTruncatedPrompt(base: RunDetail): Planted | null {
   return { fault: 'truncated-prompt', detail: d, expected: labelOf(d, target) };
 }
 
-export function plantDroppedContext(base: RunDetail): Planted | null {
+function plantDroppedContext(base: RunDetail): Planted | null {
   const d = clone(base, 'dropped-context');
   const target = promptStep(d);
   if (!target) return null;
@@ -131,7 +131,7 @@ export function plantDroppedContext(base: RunDetail): Planted | null {
   return { fault: 'dropped-context', detail: d, expected: labelOf(d, target) };
 }
 
-export function plantFailingTool(base: RunDetail): Planted | null {
+function plantFailingTool(base: RunDetail): Planted | null {
   const d = clone(base, 'failing-tool');
   const target = d.steps.find((s) => (s.type === 'tool' || s.type === 'retrieval') && s.status === 'ok');
   if (!target) return null;
@@ -159,7 +159,7 @@ export function plantFailingTool(base: RunDetail): Planted | null {
   return { fault: 'failing-tool', detail: d, expected: labelOf(d, target) };
 }
 
-export const INJECTORS = [plantEmptyRetrieval, plantWrongArgument, plantTruncatedPrompt, plantDroppedContext, plantFailingTool];
+const INJECTORS = [plantEmptyRetrieval, plantWrongArgument, plantTruncatedPrompt, plantDroppedContext, plantFailingTool];
 
 export function plantAll(bases: RunDetail[]): Planted[] {
   const out: Planted[] = [];

@@ -3,7 +3,7 @@
  * all; several are also the bases that planted-faults.ts injects faults into.
  */
 import { TraceBuilder } from '../../test/support/trace-builder';
-import { NOISE, TOPICS, add, chat, promptText, ragRun, tags, toolCall } from './scenario-kit';
+import { NOISE, TOPICS, add, chat, ragRun, tags, toolCall } from './scenario-kit';
 
 const T = TOPICS;
 

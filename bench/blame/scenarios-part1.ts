@@ -3,7 +3,7 @@
  */
 import type { Json } from '../../src-shared/trace-format';
 import { TraceBuilder } from '../../test/support/trace-builder';
-import { NOISE, TOPICS, add, chat, promptText, ragRun, tags, toolCall } from './scenario-kit';
+import { NOISE, TOPICS, add, chat, ragRun, tags, toolCall } from './scenario-kit';
 
 const T = TOPICS;
 

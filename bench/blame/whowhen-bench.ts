@@ -24,7 +24,7 @@ import { detectForeignFormat, parseForeignFile } from '../../src-main/engine/ing
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/engine/scoring/settings';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-export const WHOWHEN_DIR = join(HERE, '..', '..', '..', 'shared', 'datasets', 'whowhen-ag');
+const WHOWHEN_DIR = join(HERE, '..', '..', '..', 'shared', 'datasets', 'whowhen-ag');
 
 interface WhoWhenMessage {
   role?: string;

@@ -15,7 +15,7 @@ import { callEngine, CliFailure } from './unwrap';
 const SIGNIFICANCE = 0.05;
 
 /** What an experiment showed, in words a reader can check against its two arms and p. */
-export function whatItDid(s: ExperimentSummary): string {
+function whatItDid(s: ExperimentSummary): string {
   const counts = `${s.treatment.passed}/${s.treatment.trials} vs ${s.control.passed}/${s.control.trials}, p = ${formatP(s.p_value)}`;
   if (s.effect === null) return `could not be judged (${counts}: an arm has no judged trial)`;
   if (s.p_value >= SIGNIFICANCE) return `made no detectable difference (${counts})`;

@@ -3,7 +3,7 @@
  * numbers, by recursive descent (never eval: the expression comes from a
  * model's tool call, which is untrusted text).
  */
-export class CalculatorError extends Error {
+class CalculatorError extends Error {
   override name = 'CalculatorError';
 }
 

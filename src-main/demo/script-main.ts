@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { EntryCommand } from '../../src-shared/trace-format';
 
 /** The checkout root (two levels above this folder). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export function isMainModule(metaUrl: string): boolean {
   const argv1 = process.argv[1];

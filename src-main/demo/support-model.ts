@@ -41,7 +41,7 @@ export interface SimulatedCompletion {
 
 const VIOLENT = /\b(kill|attack|destroy|shoot|exploit)\b/i;
 
-export function parsePrompt(prompt: string): { question: string; passages: { title: string; text: string }[] } {
+function parsePrompt(prompt: string): { question: string; passages: { title: string; text: string }[] } {
   const question = /^Question: (.*)$/m.exec(prompt)?.[1]?.trim() ?? '';
   const passages = [...prompt.matchAll(/^\[\d+\] ([^:\n]+): (.*)$/gm)].map((m) => ({ title: m[1], text: m[2] }));
   return { question, passages };

@@ -16,7 +16,7 @@ import type { CityRow } from './corpus/cities';
 import { COUNTRIES } from './corpus/cities';
 import { pick, type Rng } from './seeded-random';
 
-export const OVERLOOK_RATE = 0.03;
+const OVERLOOK_RATE = 0.03;
 
 export interface ResearchPlan {
   country: string;
@@ -46,7 +46,7 @@ export interface TeamModel {
 const tokens = (v: unknown) => Math.ceil(JSON.stringify(v).length / 4);
 const usage = (input: unknown, output: unknown): Usage => ({ input_tokens: tokens(input), output_tokens: tokens(output) });
 
-export function parseThreshold(question: string): number {
+function parseThreshold(question: string): number {
   const m = /over\s+([\d.,]+)\s*(million|m\b|thousand|k\b)?/i.exec(question);
   if (!m) return 1_000_000;
   const n = Number(m[1].replace(/,/g, ''));
@@ -54,7 +54,7 @@ export function parseThreshold(question: string): number {
   return unit.startsWith('m') ? n * 1_000_000 : unit.startsWith('t') || unit === 'k' ? n * 1_000 : n;
 }
 
-export function joinNames(names: string[]): string {
+function joinNames(names: string[]): string {
   if (names.length <= 1) return names.join('');
   return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }

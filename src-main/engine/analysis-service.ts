@@ -21,7 +21,7 @@ import { renderReport } from './report/index';
 import { loadSettings, settingsHash, type Settings } from './scoring/index';
 
 /** Per-call options of blame: an expected answer, and "this run failed" (neither is stored). */
-export interface BlameOptions {
+interface BlameOptions {
   expected?: string;
   failed?: boolean;
 }
@@ -44,7 +44,7 @@ export interface Analysis {
 }
 
 /** Blame strength of a result: the top finding's score, 0 for a healthy run. */
-export function blameScoreOf(b: BlameResult): number {
+function blameScoreOf(b: BlameResult): number {
   return b.blamed[0]?.score ?? 0;
 }
 

@@ -16,7 +16,7 @@ import { createAnalysis, type Analysis } from './analysis-service';
 import { createExperimentService, recoverExperiments } from './experiments/experiment-service';
 import { exportOtlp } from './ingest/foreign/index';
 
-export const ENGINE_VERSION = '0.1.0';
+const ENGINE_VERSION = '0.1.0';
 
 export interface EngineOptions {
   home?: string;
@@ -109,7 +109,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
 }
 
 /** The one place arguments are validated and errors become Results, for every transport. */
-export async function invokeHandler<K extends CallName>(handlers: ApiHandlers, name: K, args: unknown): Promise<Result<CallResult<K>>> {
+async function invokeHandler<K extends CallName>(handlers: ApiHandlers, name: K, args: unknown): Promise<Result<CallResult<K>>> {
   const parsed = callSchemas[name].safeParse(args ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

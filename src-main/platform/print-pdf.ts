@@ -12,7 +12,7 @@ const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/
   '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome', '/Applications/Chromium.app/Contents/MacOS/Chromium',
   'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe'];
 
-export function findChromium(): string | null {
+function findChromium(): string | null {
   const fromEnv = process.env.TRACEBACK_CHROMIUM;
   if (fromEnv) return fs.existsSync(fromEnv) ? fromEnv : null;
   return CANDIDATES.find((c) => fs.existsSync(c)) ?? null;

@@ -31,10 +31,10 @@ const TYPES: Record<string, string> = {
  * Deepest nesting accepted in a request body. The deepest legitimate argument
  * is an edited step output; SDK-recorded values are capped far below this.
  */
-export const MAX_REQUEST_DEPTH = 512;
+const MAX_REQUEST_DEPTH = 512;
 
 /** decodeURIComponent that answers null for a malformed escape (`%ff`, `%E0%A4%A`) instead of throwing. */
-export function safeDecode(text: string): string | null {
+function safeDecode(text: string): string | null {
   try {
     return decodeURIComponent(text);
   } catch {
@@ -43,7 +43,7 @@ export function safeDecode(text: string): string | null {
 }
 
 /** The request target as a URL, or null when it cannot be one (`http://[`). */
-export function parseRequestUrl(target: string | undefined): URL | null {
+function parseRequestUrl(target: string | undefined): URL | null {
   try {
     return new URL(target ?? '/', 'http://127.0.0.1');
   } catch {

@@ -8,7 +8,7 @@ import type { RunDetail, Step } from '../../src-shared/model';
 import { foldRecords } from '../../src-main/engine/ingest/native/fold-records';
 import { detectForeignFormat, parseForeignFile, type ForeignIssue } from '../../src-main/engine/ingest/foreign/index';
 
-export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/foreign/', import.meta.url));
+const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/foreign/', import.meta.url));
 
 export function fixtureText(name: string): string {
   return readFileSync(FIXTURE_DIR + name, 'utf8');

@@ -19,7 +19,7 @@ export interface Limits {
 }
 
 /** Used for every field: no per-string cap, only guards against pathological nesting. */
-export const DEFAULT_LIMITS: Limits = { maxStringChars: Infinity, maxItems: Infinity, maxDepth: 64 };
+const DEFAULT_LIMITS: Limits = { maxStringChars: Infinity, maxItems: Infinity, maxDepth: 64 };
 /** Used to re-serialise a field that came out larger than the field cap. */
 const TIGHT_LIMITS: Limits = { maxStringChars: 2_000, maxItems: 50, maxDepth: 8 };
 
@@ -27,7 +27,7 @@ export const DEFAULT_MAX_FIELD_BYTES = 1_000_000;
 
 const EMPTY = new Set<object>();
 
-export function truncationMarker(removed: number, unit: string): string {
+function truncationMarker(removed: number, unit: string): string {
   return `…[truncated ${removed} ${unit}]`;
 }
 

@@ -11,6 +11,8 @@ const mocks = new Map<string, Mock>();
  * Use `fn` instead of the step named `name` (or with exactly that replay key, e.g.
  * "agent#0/send_email#1") whenever a forked run would execute it live.
  */
+// A mock takes whatever arguments the user's tool takes: the SDK cannot know them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function registerMock(name: string, fn: (...args: any[]) => unknown): void {
   mocks.set(name, fn as Mock);
 }

@@ -11,7 +11,7 @@ export const REDACTED = '[REDACTED]';
 
 // Prefixes published by the providers; lengths are lower bounds so that short
 // look-alikes in prose ("sk-learn") are left alone.
-export const DEFAULT_SECRET_PATTERNS: RegExp[] = [
+const DEFAULT_SECRET_PATTERNS: RegExp[] = [
   /sk-ant-[A-Za-z0-9_-]{20,}/g,
   /sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
@@ -29,7 +29,7 @@ const BEARER = /\b(bearer)\s+[A-Za-z0-9._~+/-]{16,}=*/gi;
 
 // Key names that hold credentials. "tokens" (plural) is deliberately absent:
 // usage fields such as max_tokens / input_tokens are not secrets.
-export const DEFAULT_SENSITIVE_KEY =
+const DEFAULT_SENSITIVE_KEY =
   /^(?:.*[_\-.])?(?:api[_-]?key|apikey|secret|client[_-]?secret|password|passwd|authorization|proxy[_-]authorization|token|access[_-]?token|refresh[_-]?token|session[_-]?token|auth[_-]?token|id[_-]?token|private[_-]?key|cookie|set[_-]cookie|credentials?)$/i;
 
 export interface RedactionOptions {
@@ -47,7 +47,7 @@ export interface Redactor {
   isSensitiveKey(key: string): boolean;
 }
 
-export const NO_REDACTION: Redactor = { text: (v) => v, isSensitiveKey: () => false };
+const NO_REDACTION: Redactor = { text: (v) => v, isSensitiveKey: () => false };
 
 export function makeRedactor(opts: boolean | RedactionOptions | undefined): Redactor {
   if (opts === false) return NO_REDACTION;

@@ -145,6 +145,8 @@ export class StepState implements StepHandle {
 
   instructions(defaultText: string): string {
     // An agent step forked with new instructions passes them to the model calls inside it.
+    // Walks this step and its ancestors: `s` starts at this one.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     for (let s: StepState | null = this; s; s = s.parent) if (s.instructionsOverride !== undefined) return s.instructionsOverride;
     return defaultText;
   }

@@ -73,7 +73,7 @@ describe('secrets', () => {
 
   it('API-key-shaped strings, bearer headers and credential-named keys are redacted before they reach the disk', async () => {
     const home = tempHome();
-    const call = step('call', 'llm', (req: object) => `used ${key}`);
+    const call = step('call', 'llm', (_req: object) => `used ${key}`);
     await pipeline('secret', () => call({ headers: { Authorization: `Bearer ${'t'.repeat(30)}` }, api_key: 'hunter2', password: 'pw', max_tokens: 100, note: `key=${key}` }), {
       home,
       input: { openai: 'sk-proj-' + 'b'.repeat(30) },

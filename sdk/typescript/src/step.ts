@@ -11,7 +11,7 @@ export interface WrapOptions<A extends unknown[], R> extends StepOptions<R> {
   input?: (...args: A) => unknown;
 }
 
-function looksAsync(fn: Function): boolean {
+function looksAsync(fn: (...args: never[]) => unknown): boolean {
   return fn.constructor?.name === 'AsyncFunction' || fn.constructor?.name === 'AsyncGeneratorFunction';
 }
 

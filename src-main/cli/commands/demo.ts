@@ -7,7 +7,7 @@ import { runDemo } from '../../demo/run-demo';
 import { runDemoExperiments } from '../demo-experiments';
 
 /** Records the demo pipeline's runs into the inbox and imports them. */
-export async function recordDemo(engine: Engine, runs: number | undefined, log: (line: string) => void): Promise<string[]> {
+async function recordDemo(engine: Engine, runs: number | undefined, log: (line: string) => void): Promise<string[]> {
   const { runIds, inbox } = await runDemo({ home: engine.paths.home, runs, log });
   await callEngine(engine, 'importPaths', { paths: [inbox] });
   return runIds;

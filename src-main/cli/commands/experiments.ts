@@ -59,7 +59,7 @@ export function printEstimate(e: ExperimentEstimate, runId: string, out: (l: str
   for (const w of e.warnings) out(`  warning: ${safeText(w)}`);
 }
 
-export function printTrials(d: ExperimentDetail, out: (l: string) => void): void {
+function printTrials(d: ExperimentDetail, out: (l: string) => void): void {
   out(
     table(
       d.trials.map((t) => [t.arm, String(t.trial), t.outcome, t.run_id, duration(t.duration_ms), num(t.tokens), oneLine(t.detail ?? '', 70)]),

@@ -37,7 +37,7 @@ function readFileFlag(flag: string, file: string): string {
   }
 }
 
-export function editFromFlags(values: Record<string, string>): ForkEdit {
+function editFromFlags(values: Record<string, string>): ForkEdit {
   const given = EDIT_FLAGS.filter((f) => values[f] !== undefined);
   if (given.length !== 1) throw new UsageError(`give exactly one edit: --output JSON, --output-file F (JSON) or --instructions-file F${given.length ? ` (got ${given.map((g) => `--${g}`).join(', ')})` : ''}`);
   const flag = given[0];
@@ -51,7 +51,7 @@ export function editFromFlags(values: Record<string, string>): ForkEdit {
   }
 }
 
-export function oracleFromFlags(values: Record<string, string>): OracleSpec | undefined {
+function oracleFromFlags(values: Record<string, string>): OracleSpec | undefined {
   const given = ORACLE_FLAGS.filter((f) => values[f] !== undefined);
   if (given.length > 1) throw new UsageError(`give at most one oracle (got ${given.map((g) => `--${g}`).join(', ')})`);
   switch (given[0]) {

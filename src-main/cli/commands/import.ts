@@ -2,7 +2,7 @@ import type { Command } from '../command';
 import { EXIT_BAD_INPUT, EXIT_OK } from '../command';
 import { UsageError } from '../args';
 import { callEngine } from '../unwrap';
-import { safeLine, safeText } from '../format-text';
+import { safeLine } from '../format-text';
 
 export const importCommand: Command = {
   name: 'import',

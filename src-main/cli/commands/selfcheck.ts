@@ -67,7 +67,7 @@ async function checkOne(engine: Engine, pipeline: string, plantedAt: string, fai
   return result;
 }
 
-export interface SelfcheckOptions {
+interface SelfcheckOptions {
   n: number;
   parallel?: number;
   faults: string[];
@@ -77,7 +77,7 @@ export interface SelfcheckOptions {
 }
 
 /** Runs the planted-fault checks on `engine`, whose home should be a throwaway one. */
-export async function runSelfcheck(engine: Engine, opts: SelfcheckOptions): Promise<PlantedFaultResult[]> {
+async function runSelfcheck(engine: Engine, opts: SelfcheckOptions): Promise<PlantedFaultResult[]> {
   const home = engine.paths.home;
   const results: PlantedFaultResult[] = [];
   const calls = path.join(home, 'calls');

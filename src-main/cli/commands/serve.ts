@@ -6,7 +6,7 @@ import { startServer } from '../../serve/http-server';
 import { seedDemoIfEmpty } from './demo';
 import { CliFailure } from '../unwrap';
 
-export const RENDERER_DIR = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
+const RENDERER_DIR = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
 
 export const serveCommand: Command = {
   name: 'serve',

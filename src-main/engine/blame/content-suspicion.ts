@@ -56,7 +56,7 @@ export function looksLikeCode(text: string): boolean {
 const MAX_CANDIDATES = 2000;
 
 /** Steps that produced content of their own: live, not a container of other steps, with output. */
-export function contentSteps(w: BlameWork): number[] {
+function contentSteps(w: BlameWork): number[] {
   const g = w.graph;
   const out: number[] = [];
   for (let p = 0; p < g.steps.length; p++) {
@@ -172,15 +172,4 @@ export function suspicionOf(w: BlameWork): StepSuspicion[] {
     row.score = s;
   }
   return [...rows.values()];
-}
-
-/** Softmax of the scores: the share of suspicion each step carries in this run. */
-export function suspicionShares(rows: StepSuspicion[]): Map<number, number> {
-  const out = new Map<number, number>();
-  if (rows.length === 0) return out;
-  const max = Math.max(...rows.map((r) => r.score));
-  let z = 0;
-  for (const r of rows) z += Math.exp(r.score - max);
-  for (const r of rows) out.set(r.pos, Math.exp(r.score - max) / z);
-  return out;
 }

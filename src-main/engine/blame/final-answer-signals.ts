@@ -50,7 +50,7 @@ function sig(name: string, strength: number, description: string, step: Step | n
 }
 
 /** Is `step` a guardrail / moderation step (by its span kind, its metadata or its name)? */
-export function isGuardrail(step: Step, namePatterns: RegExp[]): boolean {
+function isGuardrail(step: Step, namePatterns: RegExp[]): boolean {
   const attrs = step.metadata.attributes;
   if (isObj(attrs) && typeof attrs['openinference.span.kind'] === 'string' && attrs['openinference.span.kind'].toUpperCase() === 'GUARDRAIL') return true;
   if (step.metadata.guardrail === true || step.metadata.span_kind === 'GUARDRAIL') return true;
@@ -74,7 +74,7 @@ function blockedBy(step: Step, refusal: RegExp[]): string | null {
 }
 
 /** Whether the expected answer is in `text`: verbatim (as a word), else most of its values, else most of its terms. */
-export function holdsExpected(text: string, expected: string, presentAt: number): boolean {
+function holdsExpected(text: string, expected: string, presentAt: number): boolean {
   const norm = (t: string) => t.toLowerCase().replace(/\s+/g, ' ').trim();
   const e = norm(expected);
   const t = norm(text);

@@ -15,8 +15,8 @@ import type { Json } from '../../../src-shared/trace-format';
 import { VIA_CALL, VIA_CHILD, VIA_EMPTY, VIA_STATE, type Lineage } from './lineage';
 import type { RunGraph } from './run-graph';
 
-export const MAX_INTO_STEP = 5;
-export const MAX_EDGES = 20_000;
+const MAX_INTO_STEP = 5;
+const MAX_EDGES = 20_000;
 
 function keysOf(v: Json | undefined): string[] {
   if (typeof v === 'string') return [v];

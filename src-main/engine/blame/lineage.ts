@@ -26,10 +26,10 @@ export const RUN_INPUT = -1;
 export const NOT_SEEN = -2;
 
 /** What an edge rests on (bits, so that one edge can carry several kinds of evidence). */
-export const VIA_VALUE = 1;
+const VIA_VALUE = 1;
 export const VIA_STATE = 2;
 export const VIA_CALL = 4;
-export const VIA_ADJACENT = 8;
+const VIA_ADJACENT = 8;
 export const VIA_EMPTY = 16;
 /** A child's output that reappears in its parent's output. */
 export const VIA_CHILD = 32;
@@ -39,7 +39,7 @@ export const VIA_CHILD = 32;
  * in the order they were found, with the evidence bits and total weight:
  * flat typed arrays, valid for the first `count` entries.
  */
-export interface LineageEdgeList {
+interface LineageEdgeList {
   from: Int32Array;
   to: Int32Array;
   bits: Int32Array;
@@ -110,13 +110,6 @@ function collectCallIds(v: Json | null | undefined, depth: number, ids: string[]
   if (isObj(v.message)) n = collectCallIds(v.message, depth + 1, ids, n);
   if (Array.isArray(v.choices)) n = collectCallIds(v.choices, depth + 1, ids, n);
   return n;
-}
-
-/** Ids of the tool calls an LLM output issued (OpenAI, Anthropic and flat shapes). */
-export function toolCallIdsOf(output: Json | null): string[] {
-  const ids: string[] = [];
-  ids.length = collectCallIds(output, 0, ids, 0);
-  return ids;
 }
 
 class EndHeap {
@@ -458,7 +451,7 @@ function norm(t: string): string {
  * the run recorded no output, the last root's output followed down to the
  * child that produced it.
  */
-export function findFinalProducer(g: RunGraph, lin: Lineage): number {
+function findFinalProducer(g: RunGraph, lin: Lineage): number {
   const n = g.steps.length;
   const runOutput = g.detail.run.output;
   const runHash = scanJson(runOutput, { values: 'none', shingles: false }).contentHash;

@@ -27,7 +27,7 @@ const MAX_TOOLS_CHECKED = 200;
 const MAX_PLAN_STEPS = 50;
 
 /** The items of an enumerated plan in `text`, with their content terms. */
-export function planItems(text: string): { text: string; terms: Set<string> }[] {
+function planItems(text: string): { text: string; terms: Set<string> }[] {
   const items: { text: string; terms: Set<string> }[] = [];
   LIST_ITEM.lastIndex = 0;
   let m: RegExpExecArray | null;

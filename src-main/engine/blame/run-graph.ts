@@ -121,7 +121,3 @@ export function ancestorsOf(g: RunGraph, node: number): number[] {
 export function siblingsOf(g: RunGraph, node: number): number[] {
   return g.parent[node] >= 0 ? g.children[g.parent[node]] : g.roots;
 }
-
-export function describeStep(s: Step): string {
-  return `${s.type} step "${s.name}"`;
-}

@@ -27,7 +27,7 @@ function shapeOf(v: Json | null): string {
   return Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v;
 }
 
-export function outcomeClass(s: Step): string {
+function outcomeClass(s: Step): string {
   if (s.status === 'error') return `error:${classifyError(s.error).origin}`;
   if (s.status === 'running') return 'unfinished';
   if (errorShapeOf(s.output)) return 'error-payload';
@@ -35,7 +35,7 @@ export function outcomeClass(s: Step): string {
   return 'ok';
 }
 
-export function stepSignature(s: Step): string {
+function stepSignature(s: Step): string {
   const tool = s.type === 'tool' ? toolNameOf(s) : '';
   const args = s.type === 'tool' || s.type === 'retrieval' ? shapeOf(s.input) : '';
   return `${s.type}|${s.name}|${tool}|${args}|${outcomeClass(s)}`;

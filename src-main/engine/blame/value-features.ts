@@ -18,7 +18,7 @@
 import type { Json } from '../../../src-shared/trace-format';
 import { STOPWORDS } from '../scoring/text-terms';
 
-export type ValueKind = 'date' | 'email' | 'url' | 'id' | 'number' | 'name';
+type ValueKind = 'date' | 'email' | 'url' | 'id' | 'number' | 'name';
 
 export interface Value {
   kind: ValueKind;
@@ -44,7 +44,6 @@ function fnv(s: string): number {
 }
 
 const KIND_CODE: Record<ValueKind, number> = { date: 1, email: 2, url: 3, id: 4, number: 5, name: 6 };
-const KINDS: ValueKind[] = ['date', 'date', 'email', 'url', 'id', 'number', 'name'];
 /**
  * How strongly a shared value links two steps in lineage: a date, e-mail, URL or id is specific enough to link
  * alone (weight 2 reaches lineage's LINK_VOTES); a number or a name is common, so it needs a second match.
@@ -547,10 +546,6 @@ export function scanHashes(v: Json | null | undefined, opts: ScanOptions, out: H
   out.contentHash = lastContentHash;
   out.words = st.count;
   out.firstWord = st.count > 0 ? WORDS[0] : 0;
-}
-
-export function kindOf(code: number): ValueKind {
-  return KINDS[code];
 }
 
 /** All values in `text`; `limit` caps the text scanned. */

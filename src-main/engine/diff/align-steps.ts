@@ -14,7 +14,7 @@ export interface AlignedRow {
   b: number | null;
 }
 
-export function treeKeys(steps: Step[]): string[] {
+function treeKeys(steps: Step[]): string[] {
   const pos = new Map<string, number>();
   steps.forEach((s, i) => pos.set(s.step_id, i));
   const keys: string[] = new Array(steps.length);
@@ -31,7 +31,7 @@ export function treeKeys(steps: Step[]): string[] {
   return keys;
 }
 
-export function stepKeys(detail: RunDetail): string[] {
+function stepKeys(detail: RunDetail): string[] {
   const steps = detail.steps;
   const replay = steps.map((s) => s.replay_key);
   const unique = new Set(replay).size === replay.length && replay.every((k) => k !== '' && k !== undefined);

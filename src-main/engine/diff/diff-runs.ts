@@ -14,7 +14,7 @@ import { assessRun, type ScoringContext } from '../scoring/score-run';
 import { alignSteps } from './align-steps';
 
 /** A score change smaller than this is noise (one check moving a little). */
-export const DELTA_MIN = 0.2;
+const DELTA_MIN = 0.2;
 
 function failedRun(d: RunDetail, blame: BlameResult): boolean {
   if (blame.asserted) return true;

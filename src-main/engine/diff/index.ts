@@ -1,2 +1,1 @@
-export { diffRuns, DELTA_MIN } from './diff-runs';
-export { alignSteps, stepKeys, treeKeys, type AlignedRow } from './align-steps';
+export { diffRuns } from './diff-runs';

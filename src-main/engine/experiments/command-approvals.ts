@@ -24,7 +24,7 @@ import { deleteApprovals, hasApproval, readApprovals, saveApproval } from '../st
 /** The value the SDK writes for a redacted env value: the trial takes the user's own value of that name. */
 export const REDACTED_VALUE = '[REDACTED]';
 /** Shortest prefix of an approval hash accepted from the user (64 bits). */
-export const MIN_SHA_CHARS = 16;
+const MIN_SHA_CHARS = 16;
 
 /** The part of an entry that decides what runs, in a fixed order. */
 function approvalText(entry: EntryCommand): string {
@@ -32,11 +32,11 @@ function approvalText(entry: EntryCommand): string {
   return JSON.stringify({ command: entry.command, cwd: entry.cwd ?? null, env });
 }
 
-export function commandHash(entry: EntryCommand): string {
+function commandHash(entry: EntryCommand): string {
   return createHash('sha256').update(approvalText(entry)).digest('hex');
 }
 
-export function isCommandApproved(db: Db, pipeline: string, entry: EntryCommand): boolean {
+function isCommandApproved(db: Db, pipeline: string, entry: EntryCommand): boolean {
   return hasApproval(db, pipeline, commandHash(entry));
 }
 
@@ -115,7 +115,7 @@ export function displayCommand(entry: EntryCommand): string {
 }
 
 /** A hash of the run as stored: any record appended or changed since gives another. */
-export function runContentHash(detail: RunDetail): string {
+function runContentHash(detail: RunDetail): string {
   // Fields that analysis fills in later are not content.
   const { blame_score: _b, healthy: _h, ...run } = detail.run;
   const h = createHash('sha256');

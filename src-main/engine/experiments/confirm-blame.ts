@@ -20,8 +20,8 @@ import { sameJson } from './validate-edit';
 import { passingLocalRunsOf } from '../store/reference-runs';
 import type { Json } from '../../../src-shared/trace-format';
 
-export const DEFAULT_MAX_CANDIDATES = 3;
-export const MAX_DIFFERING = 8;
+const DEFAULT_MAX_CANDIDATES = 3;
+const MAX_DIFFERING = 8;
 const CONFIRM_ALPHA = 0.05;
 
 export interface ConfirmBlameRequest {

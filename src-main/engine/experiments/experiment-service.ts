@@ -18,7 +18,7 @@ import { prepareExperiment, startExperiment, type RunningExperiment } from './ru
 
 export { recoverExperiments } from './recover-experiments';
 
-export type ExperimentHandlers = Pick<
+type ExperimentHandlers = Pick<
   ApiHandlers,
   'estimateExperiment' | 'startExperiment' | 'listExperiments' | 'getExperiment' | 'cancelExperiment' | 'confirmBlame'
 >;

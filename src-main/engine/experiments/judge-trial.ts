@@ -18,7 +18,7 @@ export interface Judgement {
   detail: string;
 }
 
-export const ORACLE_COMMAND_TIMEOUT_MS = 60_000;
+const ORACLE_COMMAND_TIMEOUT_MS = 60_000;
 
 export async function judgeRun(run: Run, oracle: OracleSpec, opts: { cwd?: string } = {}): Promise<Judgement> {
   const output = run.output;
@@ -77,11 +77,11 @@ export function validateOracle(oracle: OracleSpec): OracleSpec {
 }
 
 /** A string output as is; anything else as its JSON text. */
-export function outputText(output: Json | null): string {
+function outputText(output: Json | null): string {
   return typeof output === 'string' ? output : JSON.stringify(output ?? null);
 }
 
-export function compileRegex(pattern: string, flags = ''): RegExp {
+function compileRegex(pattern: string, flags = ''): RegExp {
   try {
     return new RegExp(pattern, flags);
   } catch (err) {

@@ -43,8 +43,8 @@ import { checkNames, DEFAULT_TRIAL_SETTINGS, readTrialSettings, trialEnv, trialE
 import { sandboxArgv, sandboxKind } from './trial-sandbox';
 import { makeWorkingCopy } from './working-copy';
 
-export const DEFAULT_TIMEOUT_MS = 300_000;
-export const MAX_TRIALS_PER_ARM = 500;
+const DEFAULT_TIMEOUT_MS = 300_000;
+const MAX_TRIALS_PER_ARM = 500;
 
 export interface ExperimentHost {
   db: Db;

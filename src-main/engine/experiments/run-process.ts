@@ -172,7 +172,7 @@ const PAGE_BYTES = 4096;
  * reserve address space up front (V8 reserves gigabytes): polling RSS is
  * what works for every runtime.
  */
-export function groupRssBytes(pgid: number): number {
+function groupRssBytes(pgid: number): number {
   let total = 0;
   let entries: string[];
   try {

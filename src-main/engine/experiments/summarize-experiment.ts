@@ -10,11 +10,11 @@ import { listExperimentRecords, readExperiment, readTrials, toTrialSummary, type
 import { clopperPearsonInterval, fisherExactTwoSided, wilsonInterval } from './statistics';
 
 /** Below this many judged trials per arm a result is directional only (said in the UI and reports). */
-export const SMALL_N = 10;
+const SMALL_N = 10;
 
 const JUDGED = new Set(['pass', 'fail', 'crashed', 'timeout']);
 
-export function summarizeArm(trials: TrialRecord[], arm: Arm, withClopperPearson = false): ArmSummary {
+function summarizeArm(trials: TrialRecord[], arm: Arm, withClopperPearson = false): ArmSummary {
   const mine = trials.filter((t) => t.arm === arm);
   const judged = mine.filter((t) => JUDGED.has(t.outcome));
   const passed = judged.filter((t) => t.outcome === 'pass').length;
@@ -39,7 +39,7 @@ export function summarizeArm(trials: TrialRecord[], arm: Arm, withClopperPearson
   return summary;
 }
 
-export function summarizeExperiment(e: ExperimentRecord, trials: TrialRecord[]): ExperimentSummary {
+function summarizeExperiment(e: ExperimentRecord, trials: TrialRecord[]): ExperimentSummary {
   const cp = e.options.clopper_pearson === true;
   const treatment = summarizeArm(trials, 'treatment', cp);
   const control = summarizeArm(trials, 'control', cp);

@@ -15,7 +15,7 @@ import { EngineError } from '../../../src-shared/result';
 const SKIPPED = new Set(['.git']);
 const LINKED = new Set(['node_modules', '.venv', 'venv']);
 /** Refuse to copy more than this: a trial should not cost a disk copy of a monorepo. */
-export const MAX_COPY_BYTES = 500 * 1024 * 1024;
+const MAX_COPY_BYTES = 500 * 1024 * 1024;
 
 /** Copies `from` into `to` (created); returns the bytes copied. Iterative; symbolic links are copied as links. */
 export function makeWorkingCopy(from: string, to: string, maxBytes = MAX_COPY_BYTES): number {

@@ -173,7 +173,7 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     }
     // Decode the block's complete lines at once (a per-line decode costs more than JSON.parse),
     // and commit once per block: the stored offset is then the byte after the block's last newline.
-    let text = data.toString('utf8', 0, lastNl);
+    const text = data.toString('utf8', 0, lastNl);
     // Invalid UTF-8 is decoded to U+FFFD; the lines where that happened are reported, not silently changed.
     const badUtf8 = !isUtf8(data.subarray(0, lastNl));
     let lineStart = 0;
@@ -314,7 +314,7 @@ function importForeign(db: Db, fd: number, file: string, size: number, format: s
 }
 
 /** The warning for one entry of RecordWriter's truncation list ("input", or "input:depth:N"). */
-export function truncationMessage(entry: string): string {
+function truncationMessage(entry: string): string {
   const [field, kind, count] = entry.split(':');
   if (kind === 'depth') return `field "${field}": ${count} value(s) nested deeper than ${MAX_DEPTH} levels were replaced by a marker`;
   return `field "${field}" exceeds the size cap and was stored truncated`;

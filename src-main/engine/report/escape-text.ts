@@ -6,7 +6,7 @@
  */
 const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B-\u200F\u2028\u2029\u202A-\u202E\u2060-\u2064\u2066-\u2069\u061C\uFEFF]/g;
 
-export function showInvisible(text: string): string {
+function showInvisible(text: string): string {
   return text.replace(INVISIBLE, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
 }
 

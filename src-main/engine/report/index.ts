@@ -1,2 +1,1 @@
-export { renderReport, type ReportFormatName } from './render-report';
-export { escapeHtml, escapeMarkdown, showInvisible } from './escape-text';
+export { renderReport } from './render-report';

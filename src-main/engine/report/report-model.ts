@@ -5,7 +5,7 @@
 import type { BlameResult, StepHealth } from '../../../src-shared/analysis';
 import type { RunDetail, Step } from '../../../src-shared/model';
 
-export interface TreeRow {
+interface TreeRow {
   depth: number;
   step: Step;
   health: StepHealth | undefined;

@@ -23,7 +23,7 @@ function fieldValue(step: Step, field: StepField): Json | null {
 }
 
 /** A window of `text` around [start, end), kept on one line and within `max` characters, cut at word boundaries. */
-export function windowAround(text: string, start: number, end: number, max = QUOTE_MAX): string {
+function windowAround(text: string, start: number, end: number, max = QUOTE_MAX): string {
   end = Math.min(end, start + max);
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
   let lineEnd = text.indexOf('\n', end);
@@ -95,7 +95,7 @@ function sentenceRanges(text: string): [number, number][] {
  * that fits in QUOTE_MAX, else a window around the match cut at word
  * boundaries. Always a substring of `text` that contains the match.
  */
-export function sentenceAround(text: string, start: number, end: number): string {
+function sentenceAround(text: string, start: number, end: number): string {
   const [a, b] = sentenceBounds(text, start, end);
   const sentence = text.slice(a, b).trim();
   if (sentence.length > 0 && sentence.length <= QUOTE_MAX) return sentence;

@@ -1,11 +1,1 @@
-export { scoreRun, assessRun, healthOf, duplicateOf, type ScoringContext, type StepAssessment } from './score-run';
-export { scoreRetrieval, retrievalPassages, retrievalQuery } from './score-retrieval';
-export { scoreLlm, findRefusal, finishReasonOf } from './score-llm';
-export { scoreTool, errorShapeOf, toolNameOf, type ToolStats } from './score-tool';
-export { scorePrompt } from './score-prompt';
-export { classifyError, type ErrorOrigin } from './error-class';
-export { bm25Relevance, bm25Coverage, embeddingRelevance, type RelevanceProvider, type EmbeddingProvider } from './relevance';
-export { rougeL, meanPairwiseRougeL } from './rouge-l';
-export { loadSettings, mergeSettings, settingsHash, DEFAULT_SETTINGS, type Settings } from './settings';
-export { isVerbatim, quoteStep, quoteRun } from './evidence-quote';
-export type { Check } from './check';
+export { loadSettings, settingsHash, type Settings } from './settings';

@@ -62,7 +62,7 @@ function logistic(x: number, midpoint: number, slope: number): number {
 }
 
 /** Raw BM25-style coverage of the query by each passage, before calibration. */
-export function bm25Coverage(query: string, passages: string[], k1 = 1.2, b = 0.75): number[] {
+function bm25Coverage(query: string, passages: string[], k1 = 1.2, b = 0.75): number[] {
   const q = [...new Set(termsOf(query, 2000))];
   if (q.length === 0) return passages.map(() => 0);
   const docs = passages.map((p) => {

@@ -3,7 +3,7 @@
  * token sequences. Used for self-consistency of sampled answers. Sequences are
  * capped (caller's choice) because LCS is quadratic.
  */
-export function lcsLength(a: string[], b: string[]): number {
+function lcsLength(a: string[], b: string[]): number {
   if (a.length === 0 || b.length === 0) return 0;
   let prev = new Uint16Array(b.length + 1);
   let cur = new Uint16Array(b.length + 1);

@@ -24,7 +24,7 @@ function refusalPatterns(settings: Settings): RegExp[] {
   return list;
 }
 
-export function finishReasonOf(step: Step): string | null {
+function finishReasonOf(step: Step): string | null {
   const m = step.metadata?.finish_reason;
   if (typeof m === 'string') return m;
   const out = step.output;
@@ -37,7 +37,7 @@ export function finishReasonOf(step: Step): string | null {
 }
 
 /** The first refusal phrase in `text`, or null. */
-export function findRefusal(text: string, settings: Settings): string | null {
+function findRefusal(text: string, settings: Settings): string | null {
   const head = text.slice(0, 4000);
   for (const re of refusalPatterns(settings)) {
     const m = re.exec(head);

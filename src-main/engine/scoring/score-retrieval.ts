@@ -13,7 +13,7 @@ import type { RelevanceProvider } from './relevance';
 import type { Settings } from './settings';
 import { STOPWORDS, stemTerm, termSet, wordsOf } from './text-terms';
 
-export function retrievalPassages(output: Json | null): string[] | null {
+function retrievalPassages(output: Json | null): string[] | null {
   const passages = passagesOf(output);
   if (passages !== null) return passages;
   if (output === null) return [];
@@ -21,7 +21,7 @@ export function retrievalPassages(output: Json | null): string[] | null {
   return null;
 }
 
-export function retrievalQuery(step: Step, runInput: Json | null): string {
+function retrievalQuery(step: Step, runInput: Json | null): string {
   const q = queryOf(step.input);
   return q.trim() !== '' ? q : jsonText(runInput, 5000);
 }

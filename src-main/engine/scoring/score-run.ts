@@ -76,7 +76,7 @@ function userChecks(step: Step): Check[] {
   );
 }
 
-export function assessStep(step: Step, ctx: ScoringContext, relevance: RelevanceProvider, runInput: RunDetail['run']['input'], runStillGoing: boolean): StepAssessment {
+function assessStep(step: Step, ctx: ScoringContext, relevance: RelevanceProvider, runInput: RunDetail['run']['input'], runStillGoing: boolean): StepAssessment {
   const dup = duplicateOf(step);
   if (dup !== null) {
     return {

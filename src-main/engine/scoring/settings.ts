@@ -54,7 +54,7 @@ function overlay(base: unknown, user: unknown, path: string, problems: string[])
   return user;
 }
 
-export function mergeSettings(user: unknown): { settings: Settings; problems: string[] } {
+function mergeSettings(user: unknown): { settings: Settings; problems: string[] } {
   const problems: string[] = [];
   const settings = overlay(DEFAULT_SETTINGS, user, '', problems) as Settings;
   // Every list of regular expressions: an invalid one is reported and dropped, the others kept.
@@ -117,7 +117,7 @@ function canonical(v: unknown): string {
  * 3: failure detection (signals), asserted failures, content suspicion,
  *    guardrail / gave-up / hidden-error / plan / wrong-tool rules.
  */
-export const RULES_REVISION = 3;
+const RULES_REVISION = 3;
 
 /** Stable across key order; changes whenever any value changes (or the rules revision). */
 export function settingsHash(settings: Settings): string {

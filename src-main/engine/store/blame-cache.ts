@@ -5,7 +5,7 @@
  */
 import type { Db } from './open-database';
 
-export interface BlameCacheEntry {
+interface BlameCacheEntry {
   healthy: boolean;
   blameScore: number;
   /** The BlameResult as JSON. */

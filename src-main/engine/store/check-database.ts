@@ -10,7 +10,7 @@ import type { HomePaths } from '../home';
 import { MIGRATIONS } from './migrations/index';
 import { openDatabase, schemaVersion, type ReadableDb } from './open-database';
 
-export interface DoctorFinding {
+interface DoctorFinding {
   level: 'ok' | 'warning' | 'error';
   check: string;
   detail: string;

@@ -5,19 +5,10 @@
  */
 import type { Db, ReadableDb } from './open-database';
 import type { ForkEdit } from '../../../src-shared/replay-plan';
-import type {
-  Arm,
-  ExperimentDetail,
-  ExperimentEstimate,
-  ExperimentStatus,
-  ExperimentSummary,
-  OracleSpec,
-  TrialOutcome,
-  TrialSummary,
-} from '../../../src-shared/experiments';
+import type { ExperimentEstimate, ExperimentStatus, OracleSpec, TrialSummary } from '../../../src-shared/experiments';
 import { EngineError } from '../../../src-shared/result';
 
-export interface ExperimentOptions {
+interface ExperimentOptions {
   /** The engine instance running it (see RUNNER_TOKEN). */
   runner_token?: string;
   max_trials?: number;

@@ -8,11 +8,11 @@
 import type { Json } from '../../../src-shared/trace-format';
 
 /** Largest JSON text stored for one field (input, output, metadata...). */
-export const MAX_FIELD_CHARS = 1_000_000;
+const MAX_FIELD_CHARS = 1_000_000;
 const PREVIEW_CHARS = 20_000;
 /** Deepest nesting stored; deeper values are replaced by a marker. Far above anything an SDK records. */
 export const MAX_DEPTH = 256;
-export const DEPTH_MARKER = `[nested deeper than ${MAX_DEPTH} levels: dropped on import]`;
+const DEPTH_MARKER = `[nested deeper than ${MAX_DEPTH} levels: dropped on import]`;
 /** SQLite's JSON functions (json_patch on metadata, json_extract) refuse text nested deeper than this (JSON_MAX_DEPTH). */
 const SQLITE_JSON_MAX_DEPTH = 1000;
 
@@ -58,7 +58,7 @@ export function storedJson(value: unknown): StoredJson {
  * DEPTH_MARKER. Iterative (an explicit stack): the input is the very value
  * that is too deep to recurse over.
  */
-export function limitDepth(value: unknown, max: number): { value: unknown; dropped: number } {
+function limitDepth(value: unknown, max: number): { value: unknown; dropped: number } {
   let dropped = 0;
   const copy = (v: unknown): unknown => (Array.isArray(v) ? new Array(v.length) : typeof v === 'object' && v !== null ? {} : v);
   const root = copy(value);

@@ -35,7 +35,7 @@ export interface OpenOptions {
 /** SQLite's answers that mean the file itself is damaged or not a database. */
 const DAMAGE = /^SQLITE_(CORRUPT|NOTADB)/;
 
-export function isDamageError(err: unknown): boolean {
+function isDamageError(err: unknown): boolean {
   return DAMAGE.test(String((err as { code?: unknown })?.code ?? ''));
 }
 

@@ -9,7 +9,7 @@
 import type { Db } from './open-database';
 
 /** Separator of the suffix; a character SDK run ids (uuid-like) never hold. */
-export const COLLISION_SEPARATOR = '~';
+const COLLISION_SEPARATOR = '~';
 
 export interface RunIdResolver {
   /** The id this file's records of `runId` are stored under, and a warning the first time it is renamed. */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { ReadableDb } from './open-database';
 
 /** This database's inbox folder, with a trailing separator; null for an in-memory database. */
-export function inboxPrefix(db: ReadableDb): string | null {
+function inboxPrefix(db: ReadableDb): string | null {
   if (!db.name || db.name === ':memory:' || db.memory) return null;
   return path.join(path.dirname(path.resolve(db.name)), 'inbox') + path.sep;
 }

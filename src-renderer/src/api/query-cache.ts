@@ -22,7 +22,7 @@ interface Entry {
   evictTimer: ReturnType<typeof setTimeout> | null;
 }
 
-export function queryKey(name: CallName, args: unknown): string {
+function queryKey(name: CallName, args: unknown): string {
   return `${name}:${JSON.stringify(args ?? {})}`;
 }
 

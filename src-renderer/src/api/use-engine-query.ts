@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useSyncExternalStore } from 'react';
+import { createContext, useCallback, useContext, useMemo, useSyncExternalStore } from 'react';
 import type { CallArgs, CallName, CallResult } from '../../../src-shared/api';
 import { QueryCache, type QueryState } from './query-cache';
 
@@ -29,8 +29,4 @@ export function useEngineQuery<K extends CallName>(name: K, args: CallArgs<K> | 
     [cache, name, stableArgs],
   );
   return useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
-}
-
-export function useLiveInvalidation(cache: QueryCache, on: (listener: (p: { runIds: string[] }) => void) => () => void): void {
-  useEffect(() => on((payload) => cache.invalidate(Array.isArray(payload?.runIds) ? payload.runIds : [])), [cache, on]);
 }

@@ -14,7 +14,7 @@ interface ArmDatum {
   judged: boolean;
 }
 
-export function armData(e: ExperimentSummary): ArmDatum[] {
+function armData(e: ExperimentSummary): ArmDatum[] {
   return (['treatment', 'control'] as const).map((arm) => {
     const a = e[arm];
     const rate = a.rate ?? 0;

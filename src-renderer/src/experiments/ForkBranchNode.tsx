@@ -13,7 +13,7 @@ function stopGraphKeys(ev: KeyboardEvent<HTMLButtonElement>) {
   if (ev.key === 'Enter' || ev.key === ' ') ev.stopPropagation();
 }
 
-export type ForkNodeData = { branch: ForkBranch; runId: string };
+type ForkNodeData = { branch: ForkBranch; runId: string };
 export type ForkNodeType = Node<ForkNodeData, 'fork'>;
 
 /** One experiment hanging off its fork step: its arms at a glance; a click opens its scoreboard. */

@@ -5,7 +5,7 @@
  */
 import type { EntryCommand } from '../../../src-shared/trace-format';
 
-export function shellQuote(arg: string): string {
+function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 

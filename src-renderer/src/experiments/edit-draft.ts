@@ -17,7 +17,7 @@ export type JsonLayout = 'pretty' | 'compact';
 
 export type EditCheck = { ok: true; edit: ForkEdit; bytes: number } | { ok: false; message: string; line?: number; column?: number };
 
-export function byteLength(text: string): number {
+function byteLength(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
@@ -32,7 +32,7 @@ export function lineColumn(text: string, offset: number): { line: number; column
  * JSON.parse's messages differ between engines; V8 gives "at position N"
  * (and newer versions also "line L column C"). The position is what we need.
  */
-export function parseErrorOffset(message: string): number | null {
+function parseErrorOffset(message: string): number | null {
   const pos = /position (\d+)/.exec(message);
   return pos ? Number(pos[1]) : null;
 }

@@ -101,8 +101,3 @@ export function findingSentence(e: ExperimentSummary): string {
   if (e.p_value < 0.05) return `The edit ${direction} the success rate: ${rates} (p = ${formatP(e.p_value)}).`;
   return `The edit ${direction} the success rate in these trials, ${rates}, but with p = ${formatP(e.p_value)} the difference could be chance.`;
 }
-
-/** Trials still to run or running, over both arms. */
-export function openTrials(e: Pick<ExperimentSummary, 'treatment' | 'control'>): number {
-  return e.treatment.unfinished + e.control.unfinished;
-}

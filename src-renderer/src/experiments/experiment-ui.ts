@@ -11,7 +11,7 @@ import type { JsonLayout, OutputFormat } from './edit-draft';
 import type { OracleDraft } from './oracle-draft';
 import type { TrialSettingsDraft } from './trial-settings';
 
-export interface ForkTarget {
+interface ForkTarget {
   runId: string;
   stepId: string;
 }

@@ -7,7 +7,7 @@
 import type { ExperimentSummary } from '../../../src-shared/experiments';
 import type { Step } from '../../../src-shared/model';
 
-export const BRANCH_WIDTH = 236;
+const BRANCH_WIDTH = 236;
 export const BRANCH_HEIGHT = 50;
 /** Horizontal gap from the fork step to its branches, and vertical gap between branches. */
 const GAP_X = 56;

@@ -15,7 +15,7 @@ import { useQueryCache } from '../api/use-engine-query';
 const REFETCH_MS = 250;
 
 /** Calls `onEvent` for progress events that pass `filter`, at most once per REFETCH_MS (trailing, so the last one is never lost). */
-export function useExperimentEvents(filter: (p: ExperimentProgress) => boolean, onEvent: () => void, enabled = true): void {
+function useExperimentEvents(filter: (p: ExperimentProgress) => boolean, onEvent: () => void, enabled = true): void {
   const api = useApi();
   const latest = useRef({ filter, onEvent });
   latest.current = { filter, onEvent };

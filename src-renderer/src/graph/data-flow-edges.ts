@@ -11,7 +11,7 @@ import type { LineageEdge } from '../../../src-shared/analysis';
 /** More drawn edges than this are a hairball at any zoom, and slow React Flow's edge pass. */
 export const MAX_DATA_FLOW_EDGES = 2000;
 /** Flows named in one drawn edge's tooltip; the rest are counted. */
-export const FLOWS_PER_TOOLTIP = 4;
+const FLOWS_PER_TOOLTIP = 4;
 
 export interface DataFlowEdge {
   /** Shown node the edge leaves (the flow's source, or its nearest shown ancestor). */

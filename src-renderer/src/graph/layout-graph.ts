@@ -6,10 +6,10 @@
 import dagre from '@dagrejs/dagre';
 import type { GraphItem } from './step-tree';
 
-export const NODE_WIDTH = 200;
-export const NODE_HEIGHT = 46;
-export const MORE_WIDTH = 150;
-export const MORE_HEIGHT = 28;
+const NODE_WIDTH = 200;
+const NODE_HEIGHT = 46;
+const MORE_WIDTH = 150;
+const MORE_HEIGHT = 28;
 
 export interface Positioned {
   item: GraphItem;

@@ -121,7 +121,7 @@ export function RunList({ runs }: { runs: RunSummary[] }) {
   );
 }
 
-export function BlameBar({ score }: { score: number | null }) {
+function BlameBar({ score }: { score: number | null }) {
   if (score === null) return <span className="muted mono">—</span>;
   const pct = Math.max(0, Math.min(1, score)) * 100;
   return (

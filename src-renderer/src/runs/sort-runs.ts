@@ -18,11 +18,6 @@ export function sortRuns(runs: RunSummary[], sort: RunSort): RunSummary[] {
   }
 }
 
-export interface TimelineGroup {
-  pipeline: string;
-  runs: RunSummary[];
-}
-
 export type TimelineRow = { kind: 'group'; pipeline: string; count: number } | { kind: 'run'; run: RunSummary };
 
 /** Timeline rows: one header per pipeline (alphabetical), then its runs oldest first. */

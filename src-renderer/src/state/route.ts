@@ -7,7 +7,7 @@ import { RUN_FILTERS, type RunFilter } from '../../../src-shared/api';
 
 export const RUN_SORTS = ['newest', 'oldest', 'slowest', 'blame', 'steps'] as const;
 export type RunSort = (typeof RUN_SORTS)[number];
-export const WORKBENCH_TABS = ['graph', 'charts', 'experiments'] as const;
+const WORKBENCH_TABS = ['graph', 'charts', 'experiments'] as const;
 export type WorkbenchTab = (typeof WORKBENCH_TABS)[number];
 export type RunsMode = 'list' | 'timeline';
 

@@ -8,7 +8,7 @@ import type { RunFilter } from '../../../src-shared/api';
 import type { Evidence } from '../../../src-shared/analysis';
 import { DEFAULT_ROUTE, type Route, type RunSort, type RunsMode, type WorkbenchTab } from './route';
 
-export interface Viewport {
+interface Viewport {
   x: number;
   y: number;
   zoom: number;
@@ -84,10 +84,6 @@ export function showMoreChildren(state: UiState, stepId: string): UiState {
 
 export function togglePanel(state: UiState, panel: keyof UiState['panels']): UiState {
   return { ...state, panels: { ...state.panels, [panel]: !state.panels[panel] } };
-}
-
-export function setViewport(state: UiState, viewport: Viewport): UiState {
-  return { ...state, viewport };
 }
 
 export function setDataFlow(state: UiState, dataFlow: boolean): UiState {

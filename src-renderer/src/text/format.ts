@@ -31,7 +31,3 @@ export function formatDelta(value: number | null | undefined): string {
 export function shortId(id: string): string {
   return id.length > 12 ? id.slice(0, 8) : id;
 }
-
-export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
-}

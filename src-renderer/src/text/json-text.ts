@@ -15,13 +15,12 @@ export function stringLeaves(value: Json | undefined, out: string[] = []): strin
     if (typeof v === 'string') out.push(v);
     else if (typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
     else if (Array.isArray(v)) stack.push(...v);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(k), stack.push(x);
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        out.push(k);
+        stack.push(x);
+      }
+    }
   }
   return out;
-}
-
-export function jsonSize(value: Json): number {
-  if (Array.isArray(value)) return value.length;
-  if (value && typeof value === 'object') return Object.keys(value).length;
-  return 0;
 }

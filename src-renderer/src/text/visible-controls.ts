@@ -11,7 +11,7 @@ export interface TextPiece {
   control: string | null;
 }
 
-export function codePointLabel(ch: string): string {
+function codePointLabel(ch: string): string {
   return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
@@ -26,9 +26,4 @@ export function revealControls(text: string): TextPiece[] {
   }
   if (last < text.length) out.push({ text: text.slice(last), control: null });
   return out;
-}
-
-export function hasControls(text: string): boolean {
-  CONTROL.lastIndex = 0;
-  return CONTROL.test(text);
 }

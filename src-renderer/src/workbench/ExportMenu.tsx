@@ -22,7 +22,7 @@ function base64Bytes(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-export function saveFile(content: string | Uint8Array<ArrayBuffer>, filename: string, mime: string): void {
+function saveFile(content: string | Uint8Array<ArrayBuffer>, filename: string, mime: string): void {
   const url = URL.createObjectURL(new Blob([content], { type: mime }));
   const a = document.createElement('a');
   a.href = url;

@@ -9,7 +9,7 @@ import { CHILD_PAGE } from '../graph/graph-constants';
 import type { ApiError } from '../../../src-shared/result';
 
 /** Above this many steps a run opens as an outline (see defaultExpanded). */
-export const OPEN_BUDGET = 150;
+const OPEN_BUDGET = 150;
 
 export interface RunModel {
   detail: RunDetail | undefined;

@@ -38,7 +38,7 @@ function messageType(v: Obj): string | null {
   return null;
 }
 
-export function isMessage(v: unknown): v is Obj {
+function isMessage(v: unknown): v is Obj {
   return isObj(v) && 'content' in v && messageType(v) !== null;
 }
 

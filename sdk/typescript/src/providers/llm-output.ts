@@ -44,7 +44,7 @@ export function parseArguments(text: string): Json {
 }
 
 /** An async iterable that yields `items` (a replayed stream). */
-export function iterableOf<T>(items: T[]): AsyncIterable<T> {
+function iterableOf<T>(items: T[]): AsyncIterable<T> {
   return {
     async *[Symbol.asyncIterator]() {
       for (const item of items) yield item;
@@ -59,7 +59,7 @@ export interface StreamAccumulating<E> {
 }
 
 /** A `deferEnd` for a streaming call: the step ends when the stream does. */
-export function endWhenStreamEnds<E>(makeAccumulator: () => StreamAccumulating<E>) {
+function endWhenStreamEnds<E>(makeAccumulator: () => StreamAccumulating<E>) {
   return (stream: object, end: EndStep) => {
     const acc = makeAccumulator();
     return observeStream(stream, {
@@ -130,7 +130,7 @@ export function withCreate<T extends object>(resource: T, create: unknown): T {
  * iteration, which passes every event through `onEvent` and ends the step
  * when the stream is exhausted, fails, or is abandoned.
  */
-export function observeStream<S extends object, E>(
+function observeStream<S extends object, E>(
   stream: S,
   hooks: { onEvent: (e: E) => void; onDone: (complete: boolean) => void; onError: (err: unknown) => void },
 ): S {

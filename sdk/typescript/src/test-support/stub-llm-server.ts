@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type StubReply =
+type StubReply =
   | { kind: 'json'; status?: number; body: unknown }
   | { kind: 'sse'; events: { event?: string; data: unknown }[]; done?: boolean };
 

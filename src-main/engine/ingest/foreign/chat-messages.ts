@@ -8,7 +8,7 @@
  */
 import type { Json } from '../../../../src-shared/trace-format';
 
-export interface ToolCall {
+interface ToolCall {
   id?: string;
   name: string;
   arguments: Json;

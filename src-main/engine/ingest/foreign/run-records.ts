@@ -60,7 +60,7 @@ function stepDepths(steps: ForeignStep[], byId: Map<string, ForeignStep>): Map<s
  * Parents that form a cycle (a names b, b names a) are cut: the step of each
  * cycle listed last in the file becomes a root, with a warning naming it.
  */
-export function breakCycles(run: ForeignRun, steps: ForeignStep[], issues: ForeignIssue[]): void {
+function breakCycles(run: ForeignRun, steps: ForeignStep[], issues: ForeignIssue[]): void {
   const byId = new Map(steps.map((s) => [s.id, s]));
   const state = new Map<string, 1 | 2>();
   for (const start of steps) {
@@ -93,7 +93,7 @@ const MAX_KEY_CHARS = 1000;
  * Start order: stable by start time, then parents before children. A child
  * whose clock put it before its parent waits for the parent.
  */
-export function orderSteps(steps: ForeignStep[]): ForeignStep[] {
+function orderSteps(steps: ForeignStep[]): ForeignStep[] {
   const byId = new Map(steps.map((s) => [s.id, s]));
   const depths = stepDepths(steps, byId);
   const sorted = steps

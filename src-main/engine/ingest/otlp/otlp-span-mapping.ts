@@ -50,7 +50,7 @@ const GENAI_OPERATIONS: Record<string, StepType> = {
 
 const TRACELOOP_KINDS: Record<string, StepType> = { workflow: 'generic', task: 'generic', agent: 'agent', tool: 'tool', unknown: 'generic' };
 
-export function stepTypeOf(attrs: Record<string, Json>): StepType {
+function stepTypeOf(attrs: Record<string, Json>): StepType {
   const oi = attrs['openinference.span.kind'];
   if (typeof oi === 'string' && OPENINFERENCE_KINDS[oi.toUpperCase()]) return OPENINFERENCE_KINDS[oi.toUpperCase()];
   const op = attrs['gen_ai.operation.name'];

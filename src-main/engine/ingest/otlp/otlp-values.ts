@@ -7,7 +7,7 @@
 import type { Json } from '../../../../src-shared/trace-format';
 import { isObject } from '../foreign/chat-messages';
 
-export interface KeyValue {
+interface KeyValue {
   key: string;
   value?: unknown;
 }
@@ -22,7 +22,7 @@ export function int64(value: unknown): number | string | null {
   return null;
 }
 
-export function anyValue(value: unknown, depth = 0): Json {
+function anyValue(value: unknown, depth = 0): Json {
   if (!isObject(value) || depth > 32) return null;
   if ('stringValue' in value) return typeof value.stringValue === 'string' ? value.stringValue : String(value.stringValue ?? '');
   if ('boolValue' in value) return value.boolValue === true || value.boolValue === 'true';
