@@ -9,7 +9,7 @@
  */
 import type { RunDetail, Step } from '../../src-shared/model';
 import type { Json } from '../../src-shared/trace-format';
-import { jsonText, passagesOf } from '../../src-main/engine/scoring/json-text';
+import { jsonText, passagesOf } from '../../src-main/engine/text/json-text';
 import { valuesOf } from '../../src-main/engine/blame/value-features';
 
 export interface Planted {

@@ -19,7 +19,7 @@ import type { RunDetail } from '../../src-shared/model';
 import { blameRun } from '../../src-main/engine/blame/blame-run';
 import { foldRecords } from '../../src-main/engine/ingest/native/fold-records';
 import { parseTraceText } from '../../src-main/engine/ingest/native/parse-lines';
-import { isVerbatim } from '../../src-main/engine/scoring/evidence-quote';
+import { isVerbatim } from '../../src-main/engine/text/evidence-quote';
 import { assessRun, scoreRun } from '../../src-main/engine/scoring/score-run';
 import { DEFAULT_SETTINGS } from '../../src-main/engine/scoring/settings';
 import type { ToolStats } from '../../src-main/engine/scoring/score-tool';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BlameResult } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
-import { isVerbatim } from '../scoring/evidence-quote';
+import { isVerbatim } from '../text/evidence-quote';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
 import { blameRun, type BlameContext } from './blame-run';
 import { TraceBuilder } from '../../../test/support/trace-builder';

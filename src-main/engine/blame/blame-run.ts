@@ -7,8 +7,8 @@
  */
 import type { BlamedStep, BlameResult, Confidence, FailureDetection } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
-import { quoteRun, quoteStep } from '../scoring/evidence-quote';
-import { jsonText } from '../scoring/json-text';
+import { quoteRun, quoteStep } from '../text/evidence-quote';
+import { jsonText } from '../text/json-text';
 import { bm25Relevance } from '../scoring/relevance';
 import { assessRun, healthOf, type ScoringContext } from '../scoring/score-run';
 import { termBackground } from '../scoring/score-retrieval';

@@ -19,7 +19,7 @@
  * (`blame.suspicion.weights`), fitted on the Who&When development set by
  * bench/blame/fit-suspicion.ts (a conditional logit: one choice per run).
  */
-import { hasToolCalls, llmText } from '../scoring/json-text';
+import { hasToolCalls, llmText } from '../text/json-text';
 import type { BlameWork } from './finding';
 import { NOT_SEEN, RUN_INPUT } from './lineage';
 import type { Value } from './value-features';

@@ -4,7 +4,7 @@ import type { RunDetail } from '../../../src-shared/model';
 import { importedRun, tempHome } from '../../../test/support/demo-runs';
 import { runResearchTeam } from '../../demo/research-team';
 import { runSupportBot } from '../../demo/support-bot';
-import { isVerbatim } from '../scoring/evidence-quote';
+import { isVerbatim } from '../text/evidence-quote';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
 import { blameRun } from './blame-run';
 

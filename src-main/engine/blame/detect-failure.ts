@@ -12,8 +12,8 @@
  */
 import type { Evidence, FailureDetection, FailureSignal } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
-import { quoteRun, quoteStep } from '../scoring/evidence-quote';
-import { jsonText, llmText } from '../scoring/json-text';
+import { quoteRun, quoteStep } from '../text/evidence-quote';
+import { jsonText, llmText } from '../text/json-text';
 import { finalAnswerSignals } from './final-answer-signals';
 import type { Lineage } from './lineage';
 import type { BlameWork } from './finding';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BlameResult } from '../../../src-shared/analysis';
-import { isVerbatim } from '../scoring/evidence-quote';
+import { isVerbatim } from '../text/evidence-quote';
 import { themeOnlyMatch } from '../scoring/score-retrieval';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
 import { blameRun, type BlameContext } from './blame-run';

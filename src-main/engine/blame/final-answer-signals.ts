@@ -7,9 +7,9 @@
  */
 import type { Evidence, FailureSignal } from '../../../src-shared/analysis';
 import type { Step } from '../../../src-shared/model';
-import { quoteRun, quoteStep } from '../scoring/evidence-quote';
-import { hasToolCalls, isObj, jsonText, llmText } from '../scoring/json-text';
-import { coverage, termSet } from '../scoring/text-terms';
+import { quoteRun, quoteStep } from '../text/evidence-quote';
+import { hasToolCalls, isObj, jsonText, llmText } from '../text/json-text';
+import { coverage, termSet } from '../text/text-terms';
 import type { DetectionInput } from './detect-failure';
 import { finalAnswerText } from './detect-failure';
 import { finalAnswerOf, madeUpValues } from './rules-lineage';

@@ -17,7 +17,7 @@
  */
 import type { Json } from '../../../src-shared/trace-format';
 import type { Settings } from '../scoring/settings';
-import { isEmptyPayload, isObj, jsonText, llmText } from '../scoring/json-text';
+import { isEmptyPayload, isObj, jsonText, llmText } from '../text/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
 import { KIND_WEIGHT_BY_CODE, newHashScan, scanHashes, scanJson, scanText, type Value } from './value-features';

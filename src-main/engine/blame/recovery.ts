@@ -11,7 +11,7 @@
 import type { RunDetail } from '../../../src-shared/model';
 import type { StepAssessment } from '../scoring/score-run';
 import type { Settings } from '../scoring/settings';
-import { jsonText } from '../scoring/json-text';
+import { jsonText } from '../text/json-text';
 import type { RunGraph } from './run-graph';
 import { siblingsOf } from './run-graph';
 import { firstMatch, patternsOf } from './final-answer-signals';

@@ -11,7 +11,7 @@
  * scoring.tool.flaky_rate is a finding of strength soft_check × rate even
  * when its own score is above the threshold.
  */
-import { quoteStep } from '../scoring/evidence-quote';
+import { quoteStep } from '../text/evidence-quote';
 import { checkNamed } from '../scoring/score-run';
 import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
 

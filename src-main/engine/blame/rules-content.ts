@@ -10,10 +10,10 @@
  * Words are compared as stemmed content terms (text-terms.ts); nothing here
  * knows any tool, domain or phrasing.
  */
-import { quoteStep } from '../scoring/evidence-quote';
-import { jsonText, llmText } from '../scoring/json-text';
+import { quoteStep } from '../text/evidence-quote';
+import { jsonText, llmText } from '../text/json-text';
 import { toolNameOf } from '../scoring/score-tool';
-import { termSet, wordsOf } from '../scoring/text-terms';
+import { termSet, wordsOf } from '../text/text-terms';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 import { inputProducerOf } from './rules-errors';
 import { isAncestor } from './run-graph';

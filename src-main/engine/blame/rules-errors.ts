@@ -15,7 +15,7 @@
 import type { TraceError } from '../../../src-shared/trace-format';
 import { classifyError } from '../scoring/error-class';
 import { checkNamed } from '../scoring/score-run';
-import { quoteStep } from '../scoring/evidence-quote';
+import { quoteStep } from '../text/evidence-quote';
 import { ancestorsOf, siblingsOf } from './run-graph';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 

@@ -11,8 +11,8 @@
  *  - expected-never-present: no step's output ever held it: the first lookup
  *    that should have brought it in is blamed.
  */
-import { excerptAround, quoteRun, quoteStep, quoteStepBest } from '../scoring/evidence-quote';
-import { coverage, termSet } from '../scoring/text-terms';
+import { excerptAround, quoteRun, quoteStep, quoteStepBest } from '../text/evidence-quote';
+import { coverage, termSet } from '../text/text-terms';
 import { valuesOf } from './value-features';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 import { isAncestor } from './run-graph';

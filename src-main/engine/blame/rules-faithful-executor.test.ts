@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BlameResult } from '../../../src-shared/analysis';
 import type { Json } from '../../../src-shared/trace-format';
-import { isVerbatim } from '../scoring/evidence-quote';
+import { isVerbatim } from '../text/evidence-quote';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
 import { blameRun, type BlameContext } from './blame-run';
 import { numbersIn } from './rules-faithful-executor';

@@ -23,9 +23,9 @@
  */
 import type { Evidence } from '../../../src-shared/analysis';
 import type { Json } from '../../../src-shared/trace-format';
-import { quoteRun, quoteStep } from '../scoring/evidence-quote';
-import { jsonText, stringLeaves } from '../scoring/json-text';
-import { STOPWORDS, stemTerm, termSet, wordsOf } from '../scoring/text-terms';
+import { quoteRun, quoteStep } from '../text/evidence-quote';
+import { jsonText, stringLeaves } from '../text/json-text';
+import { STOPWORDS, stemTerm, termSet, wordsOf } from '../text/text-terms';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 import { NOT_SEEN, upstreamOf } from './lineage';
 import { isFailed } from './recovery';

@@ -16,9 +16,9 @@
  *  - fabrication: the final answer states a value (number, date, id, e-mail,
  *    URL) that neither the request nor any earlier step supplied.
  */
-import { quoteRun, quoteStep } from '../scoring/evidence-quote';
+import { quoteRun, quoteStep } from '../text/evidence-quote';
 import { checkNamed } from '../scoring/score-run';
-import { isObj, llmText, passagesOf } from '../scoring/json-text';
+import { isObj, llmText, passagesOf } from '../text/json-text';
 import { shinglesOf, valuesOf, type Value } from './value-features';
 import type { Evidence } from '../../../src-shared/analysis';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';

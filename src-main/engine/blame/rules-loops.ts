@@ -6,7 +6,7 @@
  * repeated lookup itself failed (an error payload, an empty result), that
  * failure is the cause and the loop its symptom.
  */
-import { quoteStep } from '../scoring/evidence-quote';
+import { quoteStep } from '../text/evidence-quote';
 import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
 import { inputProducerOf } from './rules-errors';
 

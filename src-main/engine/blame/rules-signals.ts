@@ -12,8 +12,8 @@
  *    where it failed.
  */
 import type { FailureDetection } from '../../../src-shared/analysis';
-import { quoteStep } from '../scoring/evidence-quote';
-import { hasToolCalls } from '../scoring/json-text';
+import { quoteStep } from '../text/evidence-quote';
+import { hasToolCalls } from '../text/json-text';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 import { isAncestor } from './run-graph';
 import { upstreamOf } from './lineage';

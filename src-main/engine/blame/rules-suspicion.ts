@@ -6,7 +6,7 @@
  * they decide the ranking where no such rule speaks — content errors with no
  * error signal — and add candidates beside the rules otherwise.
  */
-import { quoteStep } from '../scoring/evidence-quote';
+import { quoteStep } from '../text/evidence-quote';
 import { suspicionOf, type StepSuspicion } from './content-suspicion';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 

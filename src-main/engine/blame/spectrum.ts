@@ -11,8 +11,8 @@
 import type { RunDetail, Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { classifyError } from '../scoring/error-class';
-import { quoteStep } from '../scoring/evidence-quote';
-import { isEmptyPayload, isObj } from '../scoring/json-text';
+import { quoteStep } from '../text/evidence-quote';
+import { isEmptyPayload, isObj } from '../text/json-text';
 import { duplicateOf } from '../scoring/score-run';
 import { errorShapeOf, toolNameOf } from '../scoring/score-tool';
 import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';

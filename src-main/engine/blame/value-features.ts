@@ -16,7 +16,7 @@
  * (about 1 in 10^9 per pair) can at worst add a lineage edge.
  */
 import type { Json } from '../../../src-shared/trace-format';
-import { STOPWORDS } from '../scoring/text-terms';
+import { STOPWORDS } from '../text/text-terms';
 
 type ValueKind = 'date' | 'email' | 'url' | 'id' | 'number' | 'name';
 

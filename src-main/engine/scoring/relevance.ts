@@ -15,7 +15,7 @@
  * An embedding model can replace it through `embeddingRelevance`.
  */
 import type { Settings } from './settings';
-import { termsOf } from './text-terms';
+import { termsOf } from '../text/text-terms';
 
 export interface RelevanceProvider {
   readonly name: string;

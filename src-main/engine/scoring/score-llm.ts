@@ -7,11 +7,11 @@
 import type { Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { makeCheck, type Check } from './check';
-import { quoteStep, shortQuote } from './evidence-quote';
-import { hasToolCalls, isObj, jsonText, llmText } from './json-text';
+import { quoteStep, shortQuote } from '../text/evidence-quote';
+import { hasToolCalls, isObj, jsonText, llmText } from '../text/json-text';
 import { meanPairwiseRougeL } from './rouge-l';
 import type { Settings } from './settings';
-import { coverage, termSet, termsOf, wordsOf } from './text-terms';
+import { coverage, termSet, termsOf, wordsOf } from '../text/text-terms';
 
 const compiled = new WeakMap<Settings, RegExp[]>();
 

@@ -6,8 +6,8 @@
  */
 import type { Step } from '../../../src-shared/model';
 import { makeCheck, type Check } from './check';
-import { quoteStep } from './evidence-quote';
-import { stringLeaves } from './json-text';
+import { quoteStep } from '../text/evidence-quote';
+import { stringLeaves } from '../text/json-text';
 import type { Settings } from './settings';
 
 const PLACEHOLDER = /\{\{\s*[A-Za-z_][\w.]*\s*\}\}|\$\{[A-Za-z_]\w*\}|(?<![{\\])\{[a-z_][a-z0-9_]*\}(?!\})/;

@@ -7,11 +7,11 @@
 import type { Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { makeCheck, type Check } from './check';
-import { quoteStep, shortQuote } from './evidence-quote';
-import { jsonText, passagesOf, queryOf } from './json-text';
+import { quoteStep, shortQuote } from '../text/evidence-quote';
+import { jsonText, passagesOf, queryOf } from '../text/json-text';
 import type { RelevanceProvider } from './relevance';
 import type { Settings } from './settings';
-import { STOPWORDS, stemTerm, termSet, wordsOf } from './text-terms';
+import { STOPWORDS, stemTerm, termSet, wordsOf } from '../text/text-terms';
 
 function retrievalPassages(output: Json | null): string[] | null {
   const passages = passagesOf(output);

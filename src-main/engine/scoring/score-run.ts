@@ -9,7 +9,7 @@ import type { StepHealth } from '../../../src-shared/analysis';
 import type { RunDetail, Score, Step } from '../../../src-shared/model';
 import { makeCheck, toScore, type Check } from './check';
 import { classifyError } from './error-class';
-import { quoteStep } from './evidence-quote';
+import { quoteStep } from '../text/evidence-quote';
 import { bm25Relevance, type RelevanceProvider } from './relevance';
 import { scoreLlm } from './score-llm';
 import { scorePrompt } from './score-prompt';

@@ -7,8 +7,8 @@
 import type { Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { makeCheck, type Check } from './check';
-import { quoteStep } from './evidence-quote';
-import { isEmptyPayload, isObj, jsonTypeOf } from './json-text';
+import { quoteStep } from '../text/evidence-quote';
+import { isEmptyPayload, isObj, jsonTypeOf } from '../text/json-text';
 import type { Settings } from './settings';
 
 export type ToolStats = Record<string, { calls: number; failures: number }>;

@@ -5,7 +5,7 @@ import { meanPairwiseRougeL, rougeL } from './rouge-l';
 import { scoreRun } from './score-run';
 import { DEFAULT_SETTINGS } from './settings';
 import { classifyError } from './error-class';
-import { porterStem } from './porter-stem';
+import { porterStem } from '../text/porter-stem';
 
 const ctx = { settings: DEFAULT_SETTINGS, toolStats: {} };
 
