@@ -140,6 +140,111 @@ function newExperimentId(): string {
   return `exp-${randomBytes(6).toString('hex')}`;
 }
 
+/** Parallelism, per-trial timeout, trial budget, oracle and token ceiling of a request, checked (bad_request). */
+function runLimits(req: ExperimentRequest): { parallel: number; timeoutMs: number; oracle: OracleSpec } {
+  const parallel = req.parallel ?? os.availableParallelism();
+  if (!Number.isInteger(parallel) || parallel < 1 || parallel > 64) throw new EngineError('bad_request', `parallelism must be a whole number from 1 to 64 (got ${parallel})`);
+  const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs >= 100 && timeoutMs <= 24 * 3600_000)) throw new EngineError('bad_request', `the per-trial timeout must be from 0.1 s to 24 h (got ${timeoutMs / 1000} s)`);
+  if (req.maxTrials !== undefined && 2 * req.n > req.maxTrials) {
+    throw new EngineError('bad_request', `2 × N = ${2 * req.n} trials exceeds the budget of ${req.maxTrials} trials`);
+  }
+  const oracle: OracleSpec = validateOracle(req.oracle ?? { kind: 'verdict' });
+  if (req.tokenCeiling !== undefined && !(req.tokenCeiling > 0)) throw new EngineError('bad_request', 'the token ceiling must be a positive number');
+  return { parallel, timeoutMs, oracle };
+}
+
+/** N trials per arm, control before treatment in each pair, all pending. */
+function pendingTrials(experimentId: string, n: number): TrialRecord[] {
+  const trials: TrialRecord[] = [];
+  for (let i = 1; i <= n; i++) {
+    for (const arm of ['control', 'treatment'] as Arm[]) {
+      trials.push({
+        experiment_id: experimentId,
+        arm,
+        trial: i,
+        // Trial numbers start at 1: a pipeline that seeds its noise by trial (the demo does) then never repeats the recording's own draw.
+        run_id: `${experimentId}-${arm === 'control' ? 'c' : 't'}${i}`,
+        outcome: 'pending',
+        detail: null,
+        started_at: null,
+        ended_at: null,
+        duration_ms: null,
+        tokens: 0,
+        cost_usd: 0,
+        calls: 0,
+        replayed_steps: 0,
+        saved_calls: 0,
+        saved_tokens: 0,
+        exit_code: null,
+      });
+    }
+  }
+  return trials;
+}
+
+/** The progress event for the trials as they stand. */
+function progressOf(experimentId: string, trials: TrialRecord[], trial: TrialRecord | undefined, status: ExperimentStatus): ExperimentProgress {
+  const judged = (arm: Arm) => trials.filter((t) => t.arm === arm && ['pass', 'fail', 'crashed', 'timeout'].includes(t.outcome));
+  const p: ExperimentProgress = {
+    experiment_id: experimentId,
+    status,
+    done: trials.filter((t) => t.outcome !== 'pending' && t.outcome !== 'running').length,
+    total: trials.length,
+    running: trials.filter((t) => t.outcome === 'running').length,
+    control: { passed: judged('control').filter((t) => t.outcome === 'pass').length, trials: judged('control').length },
+    treatment: { passed: judged('treatment').filter((t) => t.outcome === 'pass').length, trials: judged('treatment').length },
+  };
+  if (trial) p.trial = toTrialSummary(trial);
+  return p;
+}
+
+/**
+ * What a finished trial process means, first match wins: cancelled, timed out, over a cap, never started, no run
+ * written, diverged, run never ended, pipeline threw; otherwise the oracle judges the forked run.
+ */
+async function trialOutcome(
+  proc: Awaited<ReturnType<typeof runProcess>>,
+  forked: RunDetail | null,
+  trial: { runId: string; pipeline: string; timeoutMs: number; oracle: OracleSpec },
+): Promise<{ outcome: TrialRecord['outcome']; detail: string }> {
+  let outcome: TrialRecord['outcome'];
+  let detail: string;
+  const ended = forked && (forked.run.status === 'ok' || forked.run.status === 'error');
+  const tail = proc.stderrTail ? `; stderr: ${proc.stderrTail.split('\n').slice(-3).join(' | ').slice(0, 400)}` : '';
+  if (proc.cancelled) {
+    outcome = 'cancelled';
+    detail = 'cancelled while running';
+  } else if (proc.timedOut) {
+    outcome = 'timeout';
+    detail = `killed after the per-trial timeout of ${trial.timeoutMs / 1000} s`;
+  } else if (proc.overLimit) {
+    outcome = 'crashed';
+    detail = `killed: it ${proc.overLimit}`;
+  } else if (proc.startError) {
+    outcome = 'crashed';
+    detail = `the command could not start: ${proc.startError}`;
+  } else if (!forked) {
+    outcome = 'crashed';
+    detail = `the command exited ${proc.exitCode ?? proc.signal} without writing the forked run ${trial.runId} (does it record pipeline "${trial.pipeline}" with the Traceback SDK?)${tail}`;
+  } else if (forked.run.provenance?.diverged) {
+    outcome = 'diverged';
+    detail = forked.run.provenance?.divergence ?? 'the live run departed from the recording before the fork';
+  } else if (!ended) {
+    outcome = 'crashed';
+    detail = `the process exited ${proc.exitCode ?? proc.signal} before the run ended${tail}`;
+  } else if (forked.run.status === 'error') {
+    outcome = 'crashed';
+    const e = forked.run.error;
+    detail = `the pipeline threw${e ? ` ${e.type}: ${e.message.slice(0, 300)}` : ''}`;
+  } else {
+    const j = await judgeRun(forked.run, trial.oracle);
+    outcome = j.pass ? 'pass' : 'fail';
+    detail = j.detail;
+  }
+  return { outcome, detail };
+}
+
 /**
  * Validates, persists and starts an experiment; returns at once. Throws an
  * EngineError (nothing persisted, nothing run) when the request is bad or
@@ -150,15 +255,7 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
   const prepared = prepareExperiment(db, req, paths);
   const { fork, edit, entry, estimate, trialSettings, extraEnv } = prepared;
   const source = req.source.run;
-  const parallel = req.parallel ?? os.availableParallelism();
-  if (!Number.isInteger(parallel) || parallel < 1 || parallel > 64) throw new EngineError('bad_request', `parallelism must be a whole number from 1 to 64 (got ${parallel})`);
-  const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(timeoutMs >= 100 && timeoutMs <= 24 * 3600_000)) throw new EngineError('bad_request', `the per-trial timeout must be from 0.1 s to 24 h (got ${timeoutMs / 1000} s)`);
-  if (req.maxTrials !== undefined && 2 * req.n > req.maxTrials) {
-    throw new EngineError('bad_request', `2 × N = ${2 * req.n} trials exceeds the budget of ${req.maxTrials} trials`);
-  }
-  const oracle: OracleSpec = validateOracle(req.oracle ?? { kind: 'verdict' });
-  if (req.tokenCeiling !== undefined && !(req.tokenCeiling > 0)) throw new EngineError('bad_request', 'the token ceiling must be a positive number');
+  const { parallel, timeoutMs, oracle } = runLimits(req);
   const approval = commandApproval(db, req.source, entry);
   const freshApproval = checkApproval(approval, source.run_id, { approve: req.approve, approvedSha: req.approvedSha, lastShownSha: req.lastShownSha });
   // A foreign run's approval covers that run's content only: it is never remembered for the pipeline.
@@ -190,30 +287,7 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
     created_at: Date.now(),
     ended_at: null,
   };
-  const trials: TrialRecord[] = [];
-  for (let i = 1; i <= req.n; i++) {
-    for (const arm of ['control', 'treatment'] as Arm[]) {
-      trials.push({
-        experiment_id: experimentId,
-        arm,
-        trial: i,
-        // Trial numbers start at 1: a pipeline that seeds its noise by trial (the demo does) then never repeats the recording's own draw.
-        run_id: `${experimentId}-${arm === 'control' ? 'c' : 't'}${i}`,
-        outcome: 'pending',
-        detail: null,
-        started_at: null,
-        ended_at: null,
-        duration_ms: null,
-        tokens: 0,
-        cost_usd: 0,
-        calls: 0,
-        replayed_steps: 0,
-        saved_calls: 0,
-        saved_tokens: 0,
-        exit_code: null,
-      });
-    }
-  }
+  const trials = pendingTrials(experimentId, req.n);
   insertExperiment(db, record, trials);
 
   const abort = new AbortController();
@@ -222,19 +296,8 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
 
   const progress = (trial?: TrialRecord, status: ExperimentStatus = 'running') => {
     if (!host.onProgress) return;
-    const judged = (arm: Arm) => trials.filter((t) => t.arm === arm && ['pass', 'fail', 'crashed', 'timeout'].includes(t.outcome));
-    const p: ExperimentProgress = {
-      experiment_id: experimentId,
-      status,
-      done: trials.filter((t) => t.outcome !== 'pending' && t.outcome !== 'running').length,
-      total: trials.length,
-      running: trials.filter((t) => t.outcome === 'running').length,
-      control: { passed: judged('control').filter((t) => t.outcome === 'pass').length, trials: judged('control').length },
-      treatment: { passed: judged('treatment').filter((t) => t.outcome === 'pass').length, trials: judged('treatment').length },
-    };
-    if (trial) p.trial = toTrialSummary(trial);
     try {
-      host.onProgress(p);
+      host.onProgress(progressOf(experimentId, trials, trial, status));
     } catch {
       // A listener's failure must not stop the experiment.
     }
@@ -302,38 +365,9 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
       tokensUsed += usage.tokens;
     }
 
-    const ended = forked && (forked.run.status === 'ok' || forked.run.status === 'error');
-    const tail = proc.stderrTail ? `; stderr: ${proc.stderrTail.split('\n').slice(-3).join(' | ').slice(0, 400)}` : '';
-    if (proc.cancelled) {
-      t.outcome = 'cancelled';
-      t.detail = 'cancelled while running';
-    } else if (proc.timedOut) {
-      t.outcome = 'timeout';
-      t.detail = `killed after the per-trial timeout of ${timeoutMs / 1000} s`;
-    } else if (proc.overLimit) {
-      t.outcome = 'crashed';
-      t.detail = `killed: it ${proc.overLimit}`;
-    } else if (proc.startError) {
-      t.outcome = 'crashed';
-      t.detail = `the command could not start: ${proc.startError}`;
-    } else if (!forked) {
-      t.outcome = 'crashed';
-      t.detail = `the command exited ${proc.exitCode ?? proc.signal} without writing the forked run ${t.run_id} (does it record pipeline "${source.pipeline}" with the Traceback SDK?)${tail}`;
-    } else if (forked.run.provenance?.diverged) {
-      t.outcome = 'diverged';
-      t.detail = forked.run.provenance?.divergence ?? 'the live run departed from the recording before the fork';
-    } else if (!ended) {
-      t.outcome = 'crashed';
-      t.detail = `the process exited ${proc.exitCode ?? proc.signal} before the run ended${tail}`;
-    } else if (forked.run.status === 'error') {
-      t.outcome = 'crashed';
-      const e = forked.run.error;
-      t.detail = `the pipeline threw${e ? ` ${e.type}: ${e.message.slice(0, 300)}` : ''}`;
-    } else {
-      const j = await judgeRun(forked.run, oracle);
-      t.outcome = j.pass ? 'pass' : 'fail';
-      t.detail = j.detail;
-    }
+    const { outcome, detail } = await trialOutcome(proc, forked, { runId: t.run_id, pipeline: source.pipeline, timeoutMs, oracle });
+    t.outcome = outcome;
+    t.detail = detail;
     updateTrial(db, t);
     progress(t);
   };
