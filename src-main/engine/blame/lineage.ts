@@ -164,6 +164,116 @@ class EndHeap {
   }
 }
 
+/** The lineage's edge list, grown by doubling. */
+function newEdgeList(): LineageEdgeList {
+  return { from: new Int32Array(1024), to: new Int32Array(1024), bits: new Int32Array(1024), weight: new Int32Array(1024), count: 0 };
+}
+
+function pushEdge(edges: LineageEdgeList, from: number, to: number, bits: number, weight: number): void {
+  if (edges.count === edges.from.length) {
+    const grow = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    edges.from = grow(edges.from);
+    edges.to = grow(edges.to);
+    edges.bits = grow(edges.bits);
+    edges.weight = grow(edges.weight);
+  }
+  const i = edges.count++;
+  edges.from[i] = from;
+  edges.to[i] = to;
+  edges.bits[i] = bits;
+  edges.weight[i] = weight;
+}
+
+/**
+ * Calls start(p) for each live step in start order and end(q) for each finished step as soon as the clock has
+ * passed its end, so a step only sees outputs that existed when it started.
+ */
+function walkInTimeOrder(g: RunGraph, start: (p: number) => void, end: (q: number) => void): void {
+  const n = g.steps.length;
+  const endAt = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = g.steps[i];
+    endAt[i] = s.ended_at ?? Number.POSITIVE_INFINITY;
+  }
+  const heap = new EndHeap(endAt, g.depth);
+  for (let p = 0; p < n; p++) {
+    const s = g.steps[p];
+    // Clocks tick in milliseconds: a parent that "ends" in the millisecond its child starts has not ended before it.
+    while (heap.size > 0) {
+      const top = heap.peek();
+      if (endAt[top] > s.started_at || (endAt[top] === s.started_at && isAncestor(g, top, p))) break;
+      end(heap.pop());
+    }
+    if (!g.live[p]) continue;
+    start(p);
+    if (s.ended_at !== null && s.status !== 'running') heap.push(p);
+  }
+  while (heap.size > 0) end(heap.pop());
+}
+
+/** The reverse of the producer lists: who consumed each step's output (steps without consumers share `none`). */
+function consumersOf(n: number, inProducers: number[][], outProducers: number[][], none: number[]): number[][] {
+  const consumers: number[][] = new Array(n).fill(none);
+  const link = (q: number, p: number): void => {
+    if (consumers[q] === none) consumers[q] = [p];
+    else consumers[q].push(p);
+  };
+  for (let p = 0; p < n; p++) {
+    for (const q of inProducers[p]) if (q >= 0) link(q, p);
+    for (const q of outProducers[p]) link(q, p);
+  }
+  return consumers;
+}
+
+/** Texts, value hashes and values of each step's input and output, computed on first use and cached. */
+function lazyStepViews(g: RunGraph, maxChars: number): Pick<Lineage, 'inTextOf' | 'outTextOf' | 'inHashesOf' | 'outHashesOf' | 'inValuesOf' | 'outValuesOf'> {
+  const inCache = new Map<number, string>();
+  const outCache = new Map<number, string>();
+  const inValCache = new Map<number, Value[]>();
+  const outValCache = new Map<number, Value[]>();
+  const fullOpts = { maxChars, shingles: false };
+  const hashOpts = { maxChars, shingles: false, values: 'hash' as const };
+  const inHashCache = new Map<number, Set<number>>();
+  const outHashCache = new Map<number, Set<number>>();
+  const hashSet = (v: Json | null): Set<number> => new Set(scanJson(v, hashOpts).valueHashes);
+  return {
+    inTextOf(p) {
+      let t = inCache.get(p);
+      if (t === undefined) inCache.set(p, (t = jsonText(g.steps[p].input, maxChars)));
+      return t;
+    },
+    outTextOf(p) {
+      let t = outCache.get(p);
+      if (t === undefined) outCache.set(p, (t = jsonText(g.steps[p].output, maxChars)));
+      return t;
+    },
+    inHashesOf(p) {
+      let v = inHashCache.get(p);
+      if (v === undefined) inHashCache.set(p, (v = g.live[p] ? hashSet(g.steps[p].input) : new Set()));
+      return v;
+    },
+    outHashesOf(p) {
+      let v = outHashCache.get(p);
+      if (v === undefined) outHashCache.set(p, (v = g.live[p] && g.steps[p].status !== 'running' ? hashSet(g.steps[p].output) : new Set()));
+      return v;
+    },
+    inValuesOf(p) {
+      let v = inValCache.get(p);
+      if (v === undefined) inValCache.set(p, (v = g.live[p] ? scanJson(g.steps[p].input, fullOpts).values : []));
+      return v;
+    },
+    outValuesOf(p) {
+      let v = outValCache.get(p);
+      if (v === undefined) outValCache.set(p, (v = g.live[p] && g.steps[p].status !== 'running' ? scanJson(g.steps[p].output, fullOpts).values : []));
+      return v;
+    },
+  };
+}
+
 export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const n = g.steps.length;
   const L = settings.lineage;
@@ -243,25 +353,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     voteCount = 0;
     return out === null ? NONE : out.length > 1 ? out.sort((a, b) => a - b) : out;
   };
-  const edges: LineageEdgeList = { from: new Int32Array(1024), to: new Int32Array(1024), bits: new Int32Array(1024), weight: new Int32Array(1024), count: 0 };
-  const addEdge = (from: number, to: number, bits: number, weight: number): void => {
-    if (edges.count === edges.from.length) {
-      const grow = (a: Int32Array): Int32Array => {
-        const b = new Int32Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      edges.from = grow(edges.from);
-      edges.to = grow(edges.to);
-      edges.bits = grow(edges.bits);
-      edges.weight = grow(edges.weight);
-    }
-    const i = edges.count++;
-    edges.from[i] = from;
-    edges.to[i] = to;
-    edges.bits[i] = bits;
-    edges.weight[i] = weight;
-  };
+  const edges = newEdgeList();
+  const addEdge = (from: number, to: number, bits: number, weight: number): void => pushEdge(edges, from, to, bits, weight);
 
   const start = (p: number): void => {
     const s = g.steps[p];
@@ -355,44 +448,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     }
   };
 
-  const endAt = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const s = g.steps[i];
-    endAt[i] = s.ended_at ?? Number.POSITIVE_INFINITY;
-  }
-  const heap = new EndHeap(endAt, g.depth);
-  for (let p = 0; p < n; p++) {
-    const s = g.steps[p];
-    // Clocks tick in milliseconds: a parent that "ends" in the millisecond its child starts has not ended before it.
-    while (heap.size > 0) {
-      const top = heap.peek();
-      if (endAt[top] > s.started_at || (endAt[top] === s.started_at && isAncestor(g, top, p))) break;
-      end(heap.pop());
-    }
-    if (!g.live[p]) continue;
-    start(p);
-    if (s.ended_at !== null && s.status !== 'running') heap.push(p);
-  }
-  while (heap.size > 0) end(heap.pop());
-
-  const consumers: number[][] = new Array(n).fill(NONE);
-  const link = (q: number, p: number): void => {
-    if (consumers[q] === NONE) consumers[q] = [p];
-    else consumers[q].push(p);
-  };
-  for (let p = 0; p < n; p++) {
-    for (const q of inProducers[p]) if (q >= 0) link(q, p);
-    for (const q of outProducers[p]) link(q, p);
-  }
-  const inCache = new Map<number, string>();
-  const outCache = new Map<number, string>();
-  const inValCache = new Map<number, Value[]>();
-  const outValCache = new Map<number, Value[]>();
-  const fullOpts = { maxChars, shingles: false };
-  const hashOpts = { maxChars, shingles: false, values: 'hash' as const };
-  const inHashCache = new Map<number, Set<number>>();
-  const outHashCache = new Map<number, Set<number>>();
-  const hashSet = (v: Json | null): Set<number> => new Set(scanJson(v, hashOpts).valueHashes);
+  walkInTimeOrder(g, start, end);
+  const consumers = consumersOf(n, inProducers, outProducers, NONE);
   const lin: Lineage = {
     inProducers,
     outProducers,
@@ -400,37 +457,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     consumers,
     inHash,
     outHash,
-    inTextOf(p) {
-      let t = inCache.get(p);
-      if (t === undefined) inCache.set(p, (t = jsonText(g.steps[p].input, maxChars)));
-      return t;
-    },
-    outTextOf(p) {
-      let t = outCache.get(p);
-      if (t === undefined) outCache.set(p, (t = jsonText(g.steps[p].output, maxChars)));
-      return t;
-    },
     lookupInputHashes,
-    inHashesOf(p) {
-      let v = inHashCache.get(p);
-      if (v === undefined) inHashCache.set(p, (v = g.live[p] ? hashSet(g.steps[p].input) : new Set()));
-      return v;
-    },
-    outHashesOf(p) {
-      let v = outHashCache.get(p);
-      if (v === undefined) outHashCache.set(p, (v = g.live[p] && g.steps[p].status !== 'running' ? hashSet(g.steps[p].output) : new Set()));
-      return v;
-    },
-    inValuesOf(p) {
-      let v = inValCache.get(p);
-      if (v === undefined) inValCache.set(p, (v = g.live[p] ? scanJson(g.steps[p].input, fullOpts).values : []));
-      return v;
-    },
-    outValuesOf(p) {
-      let v = outValCache.get(p);
-      if (v === undefined) outValCache.set(p, (v = g.live[p] && g.steps[p].status !== 'running' ? scanJson(g.steps[p].output, fullOpts).values : []));
-      return v;
-    },
+    ...lazyStepViews(g, maxChars),
     runInputText,
     runInputValues,
     firstSeen,
