@@ -130,7 +130,7 @@ export function prepareExperiment(
   }
   if (sandboxKind(trialSettings.sandbox) === 'none') {
     estimate.warnings.push(
-      'no OS sandbox for trials (bubblewrap is not installed, or this is not Linux): each trial runs as you, with a minimal environment and time, memory and output caps only',
+      'no OS sandbox for trials (bubblewrap is not installed or cannot make a sandbox here, or this is not Linux): each trial runs as you, with a minimal environment and time, memory and output caps only',
     );
   }
   return { fork, edit, entry, estimate, trialSettings, extraEnv };
