@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { BlameResult } from '../../../src-shared/analysis';
-import type { RunDetail } from '../../../src-shared/model';
-import { isVerbatim } from '../text/evidence-quote';
-import { DEFAULT_SETTINGS } from '../scoring/settings';
-import { blameRun, type BlameContext } from './blame-run';
 import { TraceBuilder } from '../../../test/support/trace-builder';
+import { blameChecked, chat, topBlamed } from '../../../test/support/blame-checked';
 
-const ctx: BlameContext = { settings: DEFAULT_SETTINGS, toolStats: {} };
-const chat = (text: string) => ({ messages: [{ role: 'user', content: text }] });
-
-function blame(b: TraceBuilder | RunDetail, extra: Partial<BlameContext> = {}): BlameResult {
-  const d = b instanceof TraceBuilder ? b.detail() : b;
-  const r = blameRun(d, { ...ctx, ...extra });
-  for (const x of [...r.blamed, ...r.co_blamed]) for (const e of x.evidence) expect(isVerbatim(e, d.steps, d.run), `quote ${e.quote}`).toBe(true);
-  return r;
-}
-const top = (r: BlameResult) => r.blamed[0];
+const blame = blameChecked;
+const top = topBlamed;
 
 function rag(passages: string[], answer: string, opts: { verdict?: boolean; promptOut?: string } = {}): TraceBuilder {
   const q = 'What is the capital of Australia?';

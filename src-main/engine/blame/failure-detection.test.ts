@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { BlameResult } from '../../../src-shared/analysis';
-import { isVerbatim } from '../text/evidence-quote';
 import { themeOnlyMatch } from '../scoring/score-retrieval';
-import { DEFAULT_SETTINGS } from '../scoring/settings';
-import { blameRun, type BlameContext } from './blame-run';
 import { TraceBuilder } from '../../../test/support/trace-builder';
+import { blameChecked, chat, topBlamed } from '../../../test/support/blame-checked';
 
-const ctx: BlameContext = { settings: DEFAULT_SETTINGS, toolStats: {} };
-const chat = (text: string) => ({ messages: [{ role: 'user', content: text }] });
-
-function blame(b: TraceBuilder, extra: Partial<BlameContext> = {}): BlameResult {
-  const d = b.detail();
-  const r = blameRun(d, { ...ctx, ...extra });
-  for (const x of [...r.blamed, ...r.co_blamed]) for (const e of x.evidence) expect(isVerbatim(e, d.steps, d.run), `quote ${e.quote}`).toBe(true);
-  return r;
-}
-const top = (r: BlameResult) => r.blamed[0];
+const blame = blameChecked;
+const top = topBlamed;
 const signal = (r: BlameResult, name: string) => r.detection?.signals.find((s) => s.name === name);
 
 describe('failures with no verdict and no error status are recognised', () => {
