@@ -187,18 +187,25 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
       // Ranked below every finding a rule made, whatever its own suspicion.
       result.blamed.push(toBlamed({ ...f, strength: Math.min(f.strength, floor * w.settings.blame.asserted.below_rules) }, 'low'));
     }
-    // Still short (few content steps): the other steps the answer rests on, nearest to it first.
-    const rest = [...w.slice].filter((p) => !have.has(p) && g.live[p] && g.children[p].length === 0).sort((a, b) => b - a);
-    for (const p of rest) {
+    // Still short (few content steps): the other steps the answer rests on, nearest to it first; then,
+    // when lineage links too little of the run, the other leaf steps, latest first.
+    const leaf = (p: number) => !have.has(p) && g.live[p] && g.children[p].length === 0;
+    const onTheWay = [...w.slice].filter(leaf).sort((a, b) => b - a);
+    const elsewhere: number[] = [];
+    for (let p = g.steps.length - 1; p >= 0 && elsewhere.length < w.settings.blame.asserted.suspects; p--) if (leaf(p) && !w.slice.has(p)) elsewhere.push(p);
+    for (const p of [...onTheWay, ...elsewhere]) {
       if (result.blamed.length >= w.settings.blame.asserted.suspects) break;
       have.add(p);
+      const inSlice = w.slice.has(p);
       result.blamed.push(
         toBlamed(
           {
             pos: p,
             rule: 'asserted-suspect',
-            strength: Math.min(floor, w.settings.blame.suspicion.strength_max) * w.settings.blame.asserted.on_the_way_share,
-            reason: `${stepLabel(w, p)} is on the way to the answer the user rejected; no rule found a fault in it.`,
+            strength: Math.min(floor, w.settings.blame.suspicion.strength_max) * w.settings.blame.asserted.on_the_way_share * (inSlice ? 1 : w.settings.blame.out_of_slice_share),
+            reason: inSlice
+              ? `${stepLabel(w, p)} is on the way to the answer the user rejected; no rule found a fault in it.`
+              : `${stepLabel(w, p)} ran in the failed run, though no data-flow link to the answer was found; no rule found a fault in it.`,
             evidence: evidenceList(quoteStep(g.steps[p], 'output') ?? quoteStep(g.steps[p], 'input')),
             dependent: true,
           },
