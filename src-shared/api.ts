@@ -32,6 +32,8 @@ export const callSchemas = {
       search: z.string().max(500).optional(),
       pipeline: z.string().max(500).optional(),
       limit: z.number().int().min(1).max(100_000).optional(),
+      /** Fork trials are listed only with this (or under the 'forked' filter): they belong to their experiment. */
+      includeTrials: z.boolean().optional(),
     })
     .strict(),
   getRun: z.object({ runId }).strict(),

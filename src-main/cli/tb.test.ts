@@ -132,6 +132,25 @@ describe('tb import', () => {
   });
 });
 
+describe('fork trials stay in their experiment', () => {
+  it('`tb list` hides trial runs unless asked, and `gate --latest` judges the user\'s newest run, not a newer trial', () => {
+    const home = freshHome();
+    const file = path.join(home, 'runs.jsonl');
+    const user = syntheticRunRecords({ runId: 'user-run', steps: 3, pipeline: 'p1', startTs: 1_700_000_000_000 });
+    const trial = syntheticRunRecords({ runId: 'trial-run', steps: 3, pipeline: 'p1', startTs: 1_700_000_100_000, failAt: 1 });
+    const start = trial[0] as Extract<(typeof trial)[number], { type: 'run-start' }>;
+    start.provenance = { source_run_id: 'user-run', experiment_id: 'exp-1', arm: 'control', fork_step_key: 'step#0', trial: 0 };
+    fs.writeFileSync(file, toJsonl([...user, ...trial]));
+    expect(tb(home, 'import', file).code).toBe(0);
+    const ids = (...args: string[]) => tb(home, 'list', '--json', ...args).json().map((r: { run_id: string }) => r.run_id);
+    expect(ids()).toEqual(['user-run']);
+    expect(ids('--include-trials')).toEqual(['trial-run', 'user-run']);
+    expect(ids('--filter', 'forked')).toEqual(['trial-run']);
+    const gate = tb(home, 'gate', '--fail-on-blame', '0.5', '--pipeline', 'p1', '--latest', '--json');
+    expect(gate.json().run_id).toBe('user-run');
+  });
+});
+
 describe('tb usage errors', () => {
   it('bad usage and unknown runs exit 2 with a message on stderr and nothing on stdout', () => {
     const home = freshHome();

@@ -7,9 +7,9 @@ import { RUN_FILTERS, type RunFilter } from '../../../src-shared/api';
 
 export const listCommand: Command = {
   name: 'list',
-  usage: `tb list [--filter ${RUN_FILTERS.join('|')}] [--pipeline P] [--search TEXT] [--limit N] [--json]`,
-  summary: 'list runs, newest first',
-  flags: { values: ['filter', 'pipeline', 'search', 'limit'] },
+  usage: `tb list [--filter ${RUN_FILTERS.join('|')}] [--pipeline P] [--search TEXT] [--limit N] [--include-trials] [--json]`,
+  summary: 'list runs, newest first (fork trials only with --include-trials or --filter forked)',
+  flags: { values: ['filter', 'pipeline', 'search', 'limit'], booleans: ['include-trials'] },
   async run(ctx) {
     const filter = ctx.args.values.filter;
     if (filter !== undefined && !RUN_FILTERS.includes(filter as RunFilter)) throw new UsageError(`--filter must be one of ${RUN_FILTERS.join(', ')}`);
@@ -18,6 +18,7 @@ export const listCommand: Command = {
       ...(ctx.args.values.pipeline ? { pipeline: ctx.args.values.pipeline } : {}),
       ...(ctx.args.values.search ? { search: ctx.args.values.search } : {}),
       ...(ctx.args.values.limit ? { limit: numberFlag(ctx.args, 'limit', { min: 1, integer: true }) } : {}),
+      ...(ctx.args.booleans.has('include-trials') ? { includeTrials: true } : {}),
     });
     if (ctx.args.booleans.has('json')) {
       ctx.json(runs);

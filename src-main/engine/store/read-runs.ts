@@ -17,6 +17,7 @@ SELECT r.run_id, r.pipeline, r.status, r.started_at, r.ended_at, r.verdict, r.so
        b.blame_score, b.healthy
 FROM runs r LEFT JOIN blame_results b ON b.run_id = r.run_id
 WHERE (@pipeline IS NULL OR r.pipeline = @pipeline)
+  AND (@include_trials = 1 OR @filter = 'forked' OR r.provenance IS NULL)
   AND (@search IS NULL OR r.pipeline LIKE @search ESCAPE '\\' OR r.run_id LIKE @search ESCAPE '\\'
        OR EXISTS (SELECT 1 FROM steps s WHERE s.run_id = r.run_id
                   AND (s.name LIKE @search ESCAPE '\\' OR s.input LIKE @search ESCAPE '\\' OR s.output LIKE @search ESCAPE '\\' OR s.error LIKE @search ESCAPE '\\')))
@@ -52,6 +53,7 @@ export interface ListRunsQuery {
   search?: string;
   pipeline?: string;
   limit?: number;
+  includeTrials?: boolean;
 }
 
 function likePattern(text: string): string {
@@ -63,6 +65,8 @@ export function listRuns(db: ReadableDb, q: ListRunsQuery = {}, now = Date.now()
     pipeline: q.pipeline ?? null,
     search: q.search && q.search.trim() !== '' ? likePattern(q.search.trim()) : null,
     filter: q.filter ?? 'all',
+    // Fork trials belong to their experiment: listed only when asked for (or under the "forked" filter).
+    include_trials: q.includeTrials ? 1 : 0,
     running_since: now - RUNNING_GRACE_MS,
     limit: q.limit ?? 10_000,
   }) as ListRow[];
