@@ -20,5 +20,11 @@ export interface Command {
   usage: string;
   summary: string;
   flags: FlagSpec;
+  /**
+   * The command reads runs: new inbox lines (written by the SDK since the last
+   * look) are imported first, offset-tracked so nothing new costs little;
+   * `--no-sync` skips it.
+   */
+  readsRuns?: boolean;
   run(ctx: CommandContext): Promise<number>;
 }

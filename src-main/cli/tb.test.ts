@@ -132,6 +132,31 @@ describe('tb import', () => {
   });
 });
 
+describe('every command sees the inbox', () => {
+  it('a run the SDK wrote into the inbox appears in `tb list` and `tb show` with no import; --no-sync skips the look; a broken inbox file is one warning line', () => {
+    const home = freshHome();
+    const inbox = path.join(home, 'inbox');
+    fs.mkdirSync(inbox, { recursive: true });
+    fs.writeFileSync(path.join(inbox, 'r1.jsonl'), toJsonl(syntheticRunRecords({ runId: 'inbox-run', steps: 2 })));
+    expect(tb(home, 'list', '--json', '--no-sync').json()).toEqual([]);
+    const listed = tb(home, 'list', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.json().map((r: { run_id: string }) => r.run_id)).toEqual(['inbox-run']);
+    expect(tb(home, 'show', 'inbox-run', '--json').json().steps).toHaveLength(2);
+    // A second file arrives, with one broken line: the good run is there and the problem is one line on stderr.
+    const lines = toJsonl(syntheticRunRecords({ runId: 'inbox-run-2', steps: 2 })).trimEnd().split('\n');
+    lines.splice(2, 0, '{broken');
+    fs.writeFileSync(path.join(inbox, 'r2.jsonl'), lines.join('\n') + '\n');
+    const again = tb(home, 'list', '--json');
+    expect(again.code).toBe(0);
+    expect(again.json().map((r: { run_id: string }) => r.run_id).sort()).toEqual(['inbox-run', 'inbox-run-2']);
+    expect(again.stderr).toMatch(/tb: warning: 1 problem\(s\) in inbox files, first .*r2\.jsonl:3:/);
+    expect(again.stderr.trim().split('\n')).toHaveLength(1);
+    // Reported when found, not on every later command.
+    expect(tb(home, 'list', '--json').stderr).toBe('');
+  });
+});
+
 describe('fork trials stay in their experiment', () => {
   it('`tb list` hides trial runs unless asked, and `gate --latest` judges the user\'s newest run, not a newer trial', () => {
     const home = freshHome();

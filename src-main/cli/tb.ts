@@ -10,6 +10,8 @@ import { parseArgs, UsageError } from './args';
 import { EXIT_BAD_INPUT, type CommandContext } from './command';
 import { COMMANDS } from './commands/index';
 import { CliFailure } from './unwrap';
+import { importPaths } from '../engine/ingest/import-paths';
+import { oneLine, safeLine } from './format-text';
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -31,6 +33,22 @@ function warnAboutSettings(engine: Engine): Engine {
   return engine;
 }
 
+/**
+ * Runs the SDK wrote into the inbox since the last look, imported before a
+ * command reads (only `tb serve` and the app watch the inbox). New problems
+ * in inbox files are summed up in one line on stderr, when first found, and
+ * never fail the command: `tb import` shows them all.
+ */
+function syncInbox(engine: Engine): void {
+  const report = importPaths(engine.db, [engine.paths.inbox], { final: false });
+  if (report.changedRuns.length) engine.analysis.refresh(report.changedRuns);
+  const errors = report.newErrors.filter((e) => e.level === 'error');
+  if (errors.length) {
+    const first = errors[0];
+    process.stderr.write(`tb: warning: ${errors.length} problem(s) in inbox files, first ${safeLine(first.file)}:${first.line}: ${oneLine(first.message, 160)} (tb import ${safeLine(engine.paths.inbox)} lists them)\n`);
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
@@ -44,14 +62,19 @@ export async function main(argv: string[]): Promise<number> {
   }
   let engine: Engine | null = null;
   try {
-    const args = parseArgs(rest, command.flags);
+    const args = parseArgs(rest, command.readsRuns ? { ...command.flags, booleans: [...(command.flags.booleans ?? []), 'no-sync'] } : command.flags);
     if (args.booleans.has('help')) {
       process.stdout.write(`usage: ${command.usage}\n${command.summary}\n`);
       return 0;
     }
     const ctx: CommandContext = {
       args,
-      engine: (opts) => (engine ??= warnAboutSettings(createEngine({ watch: opts?.watch ?? false }))),
+      engine: (opts) => {
+        if (engine) return engine;
+        engine = warnAboutSettings(createEngine({ watch: opts?.watch ?? false }));
+        if (command.readsRuns && !args.booleans.has('no-sync')) syncInbox(engine);
+        return engine;
+      },
       out: (t) => process.stdout.write(t + '\n'),
       err: (t) => process.stderr.write(t + '\n'),
       json: (v) => process.stdout.write(JSON.stringify(v, null, 2) + '\n'),

@@ -41,6 +41,7 @@ export function printBlame(b: BlameResult, out: (l: string) => void): void {
 
 export const blameCommand: Command = {
   name: 'blame',
+  readsRuns: true,
   usage: 'tb blame RUN [--failed] [--expected TEXT] [--json]',
   summary: 'name the step that caused a failed run, with a reason you can check (silent on healthy runs; --failed: the run failed, rank the suspects)',
   flags: { values: ['expected'], booleans: ['failed'] },

@@ -8,6 +8,7 @@ const fmt = (n: number | null | undefined) => (n === null || n === undefined ? '
 
 export const diffCommand: Command = {
   name: 'diff',
+  readsRuns: true,
   usage: 'tb diff RUN_A RUN_B [--json]',
   summary: 'align two runs step by step and say which step regressed',
   flags: {},

@@ -70,6 +70,7 @@ function printTrials(d: ExperimentDetail, out: (l: string) => void): void {
 
 export const experimentsCommand: Command = {
   name: 'experiments',
+  readsRuns: true,
   usage: 'tb experiments [--run RUN] [--limit N] [--json]',
   summary: 'list fork experiments, newest first, with each arm\'s success rate',
   flags: { values: ['run', 'limit'] },
@@ -109,6 +110,7 @@ export const experimentsCommand: Command = {
 
 export const experimentCommand: Command = {
   name: 'experiment',
+  readsRuns: true,
   usage: 'tb experiment ID [--json]',
   summary: 'one fork experiment: both arms, the test, and every trial with its forked run',
   flags: {},

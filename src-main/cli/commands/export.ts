@@ -7,6 +7,7 @@ import { callEngine } from '../unwrap';
 
 export const exportCommand: Command = {
   name: 'export',
+  readsRuns: true,
   usage: 'tb export RUN --format otlp [-o FILE] [--json]',
   summary: 'write a run as OTLP/JSON (GenAI + OpenInference attributes) for Jaeger, Phoenix or Langfuse',
   flags: { values: ['format', 'o', 'output'] },

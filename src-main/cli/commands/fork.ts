@@ -141,6 +141,7 @@ function printConfirmation(c: BlameConfirmation, out: (l: string) => void): void
 
 export const forkCommand: Command = {
   name: 'fork',
+  readsRuns: true,
   usage:
     'tb fork RUN --at STEP (--output-file F | --output JSON | --instructions-file F) -n N [--parallel P] [--timeout S] ' +
     '[--oracle-cmd CMD | --expect-equals X | --expect-contains X | --expect-regex R | --expect-json-path P=V] [--approve] [--label L] ' +

@@ -7,6 +7,7 @@ import { gateDecision } from '../../engine/blame/index';
 
 export const gateCommand: Command = {
   name: 'gate',
+  readsRuns: true,
   usage: 'tb gate --fail-on-blame X (RUN | --pipeline P --latest) [--json]',
   summary: 'CI gate: exit 1 when the run failed or its blame score exceeds X',
   flags: { values: ['fail-on-blame', 'pipeline'], booleans: ['latest'] },

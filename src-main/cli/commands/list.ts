@@ -7,6 +7,7 @@ import { RUN_FILTERS, type RunFilter } from '../../../src-shared/api';
 
 export const listCommand: Command = {
   name: 'list',
+  readsRuns: true,
   usage: `tb list [--filter ${RUN_FILTERS.join('|')}] [--pipeline P] [--search TEXT] [--limit N] [--include-trials] [--json]`,
   summary: 'list runs, newest first (fork trials only with --include-trials or --filter forked)',
   flags: { values: ['filter', 'pipeline', 'search', 'limit'], booleans: ['include-trials'] },

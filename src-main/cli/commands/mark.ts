@@ -6,6 +6,7 @@ import { printBlame } from './blame';
 
 export const markCommand: Command = {
   name: 'mark',
+  readsRuns: true,
   usage: 'tb mark RUN (--failed [--expected TEXT] [--note TEXT] | --clear) [--json]',
   summary: 'store "this run failed" (with the expected answer) on a run, so blame, reports, diff and the gate use it; --clear removes it',
   flags: { values: ['expected', 'note'], booleans: ['failed', 'clear'] },

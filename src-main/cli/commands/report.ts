@@ -8,6 +8,7 @@ import { REPORT_FORMATS, type ReportFormat } from '../../../src-shared/api';
 
 export const reportCommand: Command = {
   name: 'report',
+  readsRuns: true,
   usage: `tb report RUN --format ${REPORT_FORMATS.join('|')} -o FILE`,
   summary: 'write a blame report (Markdown, self-contained HTML, JSON, or PDF through headless Chromium)',
   flags: { values: ['format', 'o', 'output'] },

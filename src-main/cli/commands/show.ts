@@ -29,6 +29,7 @@ const MAX_INDENT = 40;
 
 export const showCommand: Command = {
   name: 'show',
+  readsRuns: true,
   usage: 'tb show RUN [--json]',
   summary: 'show a run and its steps in start order (RUN: id or unique prefix)',
   flags: {},

@@ -47,33 +47,42 @@ function expand(p: string, skipped: ImportError[], depth = 3): string[] {
 
 export interface ImportPathsOutcome extends ImportReport {
   changedRuns: string[];
+  /** Problems found by this call only (a file read again reports none). */
+  newErrors: ImportError[];
 }
 
 /**
  * Imports each file once. The report lists, per file, the runs it holds and
  * every problem recorded for it (so importing twice reports the same thing).
+ * `final`: the files will not grow (`tb import` of finished files: a run with
+ * no run-end is incomplete). The CLI's look at the inbox passes false, as the
+ * watcher does: a file an SDK is still writing stays "running".
  */
-export function importPaths(db: Db, paths: string[]): ImportPathsOutcome {
+export function importPaths(db: Db, paths: string[], opts: { final?: boolean } = {}): ImportPathsOutcome {
   const imported: ImportReport['imported'] = [];
   const errors: ImportError[] = [];
   const changed = new Set<string>();
+  const newErrors: ImportError[] = [];
   const files = paths.flatMap((p) => expand(path.resolve(p), errors));
   for (const file of files) {
     let r: ReturnType<typeof importFile>;
     try {
-      r = importFile(db, file, { final: true });
+      r = importFile(db, file, { final: opts.final ?? true });
     } catch (err) {
       // One bad file never stops a folder; a fault of the database itself does (every later file would fail too).
       if (/^SQLITE_(CORRUPT|NOTADB|FULL|READONLY|IOERR)/.test(String((err as { code?: unknown }).code ?? ''))) throw err;
-      errors.push({ file, line: 0, level: 'error', message: `import failed: ${(err as Error).message}` });
+      const problem: ImportError = { file, line: 0, level: 'error', message: `import failed: ${(err as Error).message}` };
+      errors.push(problem);
+      newErrors.push(problem);
       continue;
     }
     r.changedRuns.forEach((id) => changed.add(id));
+    newErrors.push(...r.newErrors);
     const recorded = fileErrors(db, r.file);
     // Problems not recorded in the store (e.g. an unreadable file) are still reported.
     const unrecorded = r.newErrors.filter((e) => !recorded.some((x) => x.line === e.line && x.message === e.message));
     errors.push(...recorded, ...unrecorded);
     if (r.runs.length > 0 || !errors.some((e) => e.file === r.file && e.level === 'error')) imported.push({ file: r.file, runs: r.runs });
   }
-  return { imported, errors, changedRuns: [...changed] };
+  return { imported, errors, changedRuns: [...changed], newErrors };
 }
