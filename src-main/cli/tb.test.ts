@@ -189,6 +189,17 @@ describe('tb usage errors', () => {
     expect(missing.code).toBe(2);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toMatch(/no run matches "no-such-run"/);
+    const noRun = tb(home, 'show');
+    expect(noRun.code).toBe(2);
+    expect(noRun.stderr).toMatch(/^tb show: needs a run id/);
+    // A file the user names that cannot be written: one line naming it, no stack trace.
+    fs.writeFileSync(path.join(home, 'r.jsonl'), toJsonl(syntheticRunRecords({ runId: 'rep-1', steps: 2 })));
+    expect(tb(home, 'import', path.join(home, 'r.jsonl')).code).toBe(0);
+    const unwritable = tb(home, 'report', 'rep-1', '--format', 'md', '-o', path.join(home, 'no-such-folder', 'r.md'));
+    expect(unwritable.code).toBe(2);
+    expect(unwritable.stderr.trim().split('\n')).toHaveLength(1);
+    expect(unwritable.stderr).toMatch(/no-such-folder\/r\.md: no such file or folder/);
+    expect(unwritable.stderr).not.toMatch(/at .*\.ts:\d+/);
     const missingFile = tb(home, 'import', path.join(home, 'nope.jsonl'));
     expect(missingFile.code).toBe(2);
     expect(missingFile.stderr).toMatch(/nope\.jsonl:0: error: file not found/);

@@ -49,6 +49,17 @@ function syncInbox(engine: Engine): void {
   }
 }
 
+const FS_REASONS: Record<string, string> = {
+  ENOENT: 'no such file or folder (create the folder first)',
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EISDIR: 'is a folder, not a file',
+  ENOTDIR: 'a part of the path is not a folder',
+  EEXIST: 'already exists',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'read-only file system',
+};
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
@@ -91,6 +102,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (err instanceof EngineError) {
       process.stderr.write(`tb ${name}: ${err.message}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    // A file the user named that cannot be read or written: one line naming it, never a stack trace.
+    const fsError = err as NodeJS.ErrnoException;
+    if (typeof fsError?.code === 'string' && /^E[A-Z]+$/.test(fsError.code) && typeof fsError.path === 'string') {
+      process.stderr.write(`tb ${name}: ${safeLine(fsError.path)}: ${FS_REASONS[fsError.code] ?? fsError.code}\n`);
       return EXIT_BAD_INPUT;
     }
     process.stderr.write(`tb ${name}: unexpected error: ${(err as Error).stack ?? err}\n`);

@@ -14,7 +14,7 @@ export const diffCommand: Command = {
   flags: {},
   async run(ctx) {
     const [runA, runB] = ctx.args.positional;
-    if (!runA || !runB) throw new UsageError('tb diff needs two run ids');
+    if (!runA || !runB) throw new UsageError('needs two run ids');
     const d = await callEngine(ctx.engine(), 'diffRuns', { runA, runB });
     if (ctx.args.booleans.has('json')) {
       ctx.json(d);

@@ -116,7 +116,7 @@ export const experimentCommand: Command = {
   flags: {},
   async run(ctx) {
     const [id] = ctx.args.positional;
-    if (!id) throw new UsageError('tb experiment needs an experiment id (or a unique prefix)');
+    if (!id) throw new UsageError('needs an experiment id (or a unique prefix)');
     const d = await callEngine(ctx.engine(), 'getExperiment', { experimentId: id });
     if (ctx.args.booleans.has('json')) {
       ctx.json(d);

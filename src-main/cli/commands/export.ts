@@ -13,7 +13,7 @@ export const exportCommand: Command = {
   flags: { values: ['format', 'o', 'output'] },
   async run(ctx) {
     const [runId] = ctx.args.positional;
-    if (!runId) throw new UsageError('tb export needs a run id');
+    if (!runId) throw new UsageError('needs a run id');
     const format = ctx.args.values.format ?? 'otlp';
     if (format !== 'otlp') throw new UsageError('--format must be otlp');
     const exported = await callEngine(ctx.engine(), 'exportRun', { runId, format });

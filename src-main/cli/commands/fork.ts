@@ -157,7 +157,7 @@ export const forkCommand: Command = {
   },
   async run(ctx) {
     const [runId, extra] = ctx.args.positional;
-    if (!runId) throw new UsageError('tb fork needs a run id (or a unique prefix)');
+    if (!runId) throw new UsageError('needs a run id (or a unique prefix)');
     if (extra) throw new UsageError(`unexpected argument "${extra}"`);
     const v = ctx.args.values;
     const json = ctx.args.booleans.has('json');

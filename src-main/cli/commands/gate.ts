@@ -13,13 +13,13 @@ export const gateCommand: Command = {
   flags: { values: ['fail-on-blame', 'pipeline'], booleans: ['latest'] },
   async run(ctx) {
     const threshold = numberFlag(ctx.args, 'fail-on-blame', { min: 0, max: 1 });
-    if (threshold === undefined) throw new UsageError('tb gate needs --fail-on-blame X (a number from 0 to 1)');
+    if (threshold === undefined) throw new UsageError('needs --fail-on-blame X (a number from 0 to 1)');
     const engine = ctx.engine();
     let runId = ctx.args.positional[0];
     const pipeline = ctx.args.values.pipeline;
     if (runId && pipeline) throw new UsageError('give either RUN or --pipeline P --latest, not both');
     if (!runId) {
-      if (!pipeline || !ctx.args.booleans.has('latest')) throw new UsageError('tb gate needs a RUN, or --pipeline P --latest');
+      if (!pipeline || !ctx.args.booleans.has('latest')) throw new UsageError('needs a RUN, or --pipeline P --latest');
       const latest = await callEngine(engine, 'listRuns', { pipeline, limit: 1 });
       if (latest.length === 0) throw new UsageError(`no runs of pipeline "${pipeline}"`);
       runId = latest[0].run_id;

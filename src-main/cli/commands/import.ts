@@ -10,7 +10,7 @@ export const importCommand: Command = {
   summary: 'import trace files or folders (native JSONL, OTLP/JSON, LangChain run trees, chat transcripts)',
   flags: {},
   async run(ctx) {
-    if (ctx.args.positional.length === 0) throw new UsageError('tb import needs at least one file or folder');
+    if (ctx.args.positional.length === 0) throw new UsageError('needs at least one file or folder');
     const report = await callEngine(ctx.engine(), 'importPaths', { paths: ctx.args.positional });
     const failed = report.errors.some((e) => e.level === 'error');
     if (ctx.args.booleans.has('json')) ctx.json(report);

@@ -14,7 +14,7 @@ export const reportCommand: Command = {
   flags: { values: ['format', 'o', 'output'] },
   async run(ctx) {
     const [runId] = ctx.args.positional;
-    if (!runId) throw new UsageError('tb report needs a run id');
+    if (!runId) throw new UsageError('needs a run id');
     const format = (ctx.args.values.format ?? 'md') as ReportFormat;
     if (!REPORT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${REPORT_FORMATS.join(', ')}`);
     const outFile = ctx.args.values.o ?? ctx.args.values.output;

@@ -35,7 +35,7 @@ export const showCommand: Command = {
   flags: {},
   async run(ctx) {
     const [runId] = ctx.args.positional;
-    if (!runId) throw new UsageError('tb show needs a run id (or a unique prefix)');
+    if (!runId) throw new UsageError('needs a run id (or a unique prefix)');
     const detail = await callEngine(ctx.engine(), 'getRun', { runId });
     if (ctx.args.booleans.has('json')) {
       ctx.json(detail);
