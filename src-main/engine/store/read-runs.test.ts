@@ -39,7 +39,7 @@ describe('reading runs', () => {
     const plan = (sql: string, params: unknown) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params as never) as { detail: string }[]).map((r) => r.detail).join('\n');
     expect(plan(STEPS_OF_RUN_SQL, ['r'])).toMatch(/USING (INDEX steps_in_order|PRIMARY KEY)/);
-    const listPlan = plan(LIST_RUNS_SQL, { pipeline: null, search: null, filter: 'all', running_since: 0, limit: 10 });
+    const listPlan = plan(LIST_RUNS_SQL, { pipeline: null, search: null, filter: 'all', include_trials: 0, running_since: 0, limit: 10 });
     expect(listPlan).toMatch(/runs_by_start/);
     expect(listPlan).not.toMatch(/SCAN s\b/);
   });
