@@ -42,11 +42,11 @@ export interface WhoWhenLog {
   detail: RunDetail;
 }
 
-/** The log as a user would hand it to `tb import`: its messages as a chat transcript. */
-function importLog(id: number, raw: Record<string, unknown>): WhoWhenLog {
+/** The log as a user would hand it to `tb import`: the file as published, read by the chat-transcript importer. */
+function importLog(id: number, text: string): WhoWhenLog {
+  const raw = JSON.parse(text) as Record<string, unknown>;
   const history = raw.history as WhoWhenMessage[];
-  const text = JSON.stringify({ messages: history });
-  const name = `whowhen-${id}.json`;
+  const name = `${id}.json`;
   const format = detectForeignFormat(text.slice(0, 64 * 1024), name);
   if (format !== 'chat-transcript') throw new Error(`${name}: detected as ${format}, not a chat transcript`);
   const { records, errors } = parseForeignFile(text, format, name);
@@ -69,7 +69,7 @@ export function loadWhoWhen(dir = WHOWHEN_DIR): WhoWhenLog[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => /^\d+\.json$/.test(f))
-    .map((f) => importLog(Number(f.replace('.json', '')), JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>))
+    .map((f) => importLog(Number(f.replace('.json', '')), readFileSync(join(dir, f), 'utf8')))
     .sort((a, b) => a.id - b.id);
 }
 

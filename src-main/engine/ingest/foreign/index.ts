@@ -18,6 +18,7 @@ export { exportOtlp } from '../otlp/otlp-export';
 export const SUPPORTED_FORMATS_DESCRIPTION =
   'supported: Traceback native JSON Lines; OTLP/JSON traces (an ExportTraceServiceRequest document or JSON Lines of them, with OpenTelemetry GenAI, OpenInference or Traceloop/OpenLLMetry attributes); LangChain/LangSmith run trees (runs with run_type and child_runs, or a flat list with parent_run_id); chat transcripts (a JSON array of {role|name, content} messages)';
 
+const CUT_HISTORY_HEAD = /^\s*\{[\s\S]*?"history"\s*:\s*\[\s*\{\s*"(?:role|name|source|content)"\s*:/;
 const CUT_TRANSCRIPT_HEAD = /^\s*(?:\{\s*"messages"\s*:\s*)?\[\s*\{\s*"(?:role|name|source|content)"\s*:/;
 const NATIVE_RECORD = /"type"\s*:\s*"(run-start|step-start|step-end|run-end|verdict|score)"/;
 
@@ -54,10 +55,10 @@ export function detectForeignFormat(head: string, _fileName: string): ForeignFor
   if (looksLikeLangChainRun(first)) return 'langchain';
   if (first === undefined && /"run_type"\s*:\s*"/.test(text) && /"(child_runs|parent_run_id)"\s*:/.test(text)) return 'langchain';
   if (NATIVE_RECORD.test(text.slice(0, 2000))) return null;
-  const message = isObject(value) && Array.isArray(value.messages) ? value.messages[0] : first;
+  const message = isObject(value) && Array.isArray(value.messages) ? value.messages[0] : isObject(value) && Array.isArray(value.history) ? value.history[0] : first;
   if (looksLikeChatMessage(message)) return 'chat-transcript';
   // A transcript whose first message is longer than the head: judge by how the first message starts.
-  if (value === undefined && CUT_TRANSCRIPT_HEAD.test(text) && /"content"\s*:/.test(text) && !/"run_type"\s*:/.test(text)) return 'chat-transcript';
+  if (value === undefined && (CUT_TRANSCRIPT_HEAD.test(text) || CUT_HISTORY_HEAD.test(text)) && /"content"\s*:/.test(text) && !/"run_type"\s*:/.test(text)) return 'chat-transcript';
   return null;
 }
 

