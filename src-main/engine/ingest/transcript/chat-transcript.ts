@@ -39,7 +39,7 @@ function listKeyOf(doc: unknown): 'messages' | 'history' | null {
  * is what every later message drew on (measured on Who&When: taking the bare
  * question as the input instead cost 9 points of step accuracy).
  */
-export function transcriptQuestion(text: string): string | null {
+function transcriptQuestion(text: string): string | null {
   try {
     const doc = JSON.parse(text) as unknown;
     if (!isObject(doc) || listKeyOf(doc) === null) return null;
