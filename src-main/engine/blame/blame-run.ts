@@ -20,7 +20,7 @@ import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding
 import { forwardPath, inferLineage, upstreamOf } from './lineage';
 import { lineageEdges } from './lineage-edges';
 import { findLoops } from './loops';
-import { rankFindings } from './rank-findings';
+import { rankFindings, type Ranked } from './rank-findings';
 import { findRecoveries } from './recovery';
 import { buildRunGraph } from './run-graph';
 import { checkFindings } from './rules-checks';
@@ -104,6 +104,53 @@ export function prepareBlameWork(detail: RunDetail, ctx: BlameContext): BlameWor
   };
 }
 
+/**
+ * An asserted failure is answered with `blame.asserted.suspects` ranked steps
+ * whenever the run has them: after the rules' findings, the best content
+ * suspects, then the other steps the answer rests on (nearest first), then,
+ * when lineage links too little of the run, the other leaf steps (latest
+ * first) — each ranked below every finding a rule made.
+ */
+function fillAssertedSuspects(w: BlameWork, ranked: Ranked, blamed: BlamedStep[], toBlamed: (f: Finding, c: Confidence) => BlamedStep): void {
+  const g = w.graph;
+  if (blamed.length >= w.settings.blame.asserted.suspects) return;
+  const have = new Set([...ranked.causes.map((f) => f.pos), ...ranked.symptoms.map((x) => x.pos)]);
+  const floor = Math.min(...ranked.causes.map((f) => f.strength), w.settings.blame.suspicion.strength_max);
+  for (const f of suspicionFindings(w, [], w.settings.blame.asserted.suspects + have.size)) {
+    if (blamed.length >= w.settings.blame.asserted.suspects) break;
+    if (have.has(f.pos)) continue;
+    have.add(f.pos);
+    // Ranked below every finding a rule made, whatever its own suspicion.
+    blamed.push(toBlamed({ ...f, strength: Math.min(f.strength, floor * w.settings.blame.asserted.below_rules) }, 'low'));
+  }
+  // Still short (few content steps): the other steps the answer rests on, nearest to it first; then,
+  // when lineage links too little of the run, the other leaf steps, latest first.
+  const leaf = (p: number) => !have.has(p) && g.live[p] && g.children[p].length === 0;
+  const onTheWay = [...w.slice].filter(leaf).sort((a, b) => b - a);
+  const elsewhere: number[] = [];
+  for (let p = g.steps.length - 1; p >= 0 && elsewhere.length < w.settings.blame.asserted.suspects; p--) if (leaf(p) && !w.slice.has(p)) elsewhere.push(p);
+  for (const p of [...onTheWay, ...elsewhere]) {
+    if (blamed.length >= w.settings.blame.asserted.suspects) break;
+    have.add(p);
+    const inSlice = w.slice.has(p);
+    blamed.push(
+      toBlamed(
+        {
+          pos: p,
+          rule: 'asserted-suspect',
+          strength: floor * w.settings.blame.asserted.on_the_way_share * (inSlice ? 1 : w.settings.blame.out_of_slice_share),
+          reason: inSlice
+            ? `${stepLabel(w, p)} is on the way to the answer the user rejected; no rule found a fault in it.`
+            : `${stepLabel(w, p)} ran in the failed run, though no data-flow link to the answer was found; no rule found a fault in it.`,
+          evidence: evidenceList(quoteStep(g.steps[p], 'output') ?? quoteStep(g.steps[p], 'input')),
+          dependent: true,
+        },
+        'low',
+      ),
+    );
+  }
+}
+
 export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
   const w = prepareBlameWork(detail, ctx);
   const g = w.graph;
@@ -177,43 +224,7 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
   };
   result.blamed = ranked.causes.map((f, i) => toBlamed(f, i === 0 ? ranked.confidence : 'low'));
   // The user says it failed: always rank three suspects, the rest from content suspicion.
-  if (asserted && result.blamed.length < w.settings.blame.asserted.suspects) {
-    const have = new Set([...ranked.causes.map((f) => f.pos), ...ranked.symptoms.map((x) => x.pos)]);
-    const floor = Math.min(...ranked.causes.map((f) => f.strength), w.settings.blame.suspicion.strength_max);
-    for (const f of suspicionFindings(w, [], w.settings.blame.asserted.suspects + have.size)) {
-      if (result.blamed.length >= w.settings.blame.asserted.suspects) break;
-      if (have.has(f.pos)) continue;
-      have.add(f.pos);
-      // Ranked below every finding a rule made, whatever its own suspicion.
-      result.blamed.push(toBlamed({ ...f, strength: Math.min(f.strength, floor * w.settings.blame.asserted.below_rules) }, 'low'));
-    }
-    // Still short (few content steps): the other steps the answer rests on, nearest to it first; then,
-    // when lineage links too little of the run, the other leaf steps, latest first.
-    const leaf = (p: number) => !have.has(p) && g.live[p] && g.children[p].length === 0;
-    const onTheWay = [...w.slice].filter(leaf).sort((a, b) => b - a);
-    const elsewhere: number[] = [];
-    for (let p = g.steps.length - 1; p >= 0 && elsewhere.length < w.settings.blame.asserted.suspects; p--) if (leaf(p) && !w.slice.has(p)) elsewhere.push(p);
-    for (const p of [...onTheWay, ...elsewhere]) {
-      if (result.blamed.length >= w.settings.blame.asserted.suspects) break;
-      have.add(p);
-      const inSlice = w.slice.has(p);
-      result.blamed.push(
-        toBlamed(
-          {
-            pos: p,
-            rule: 'asserted-suspect',
-            strength: Math.min(floor, w.settings.blame.suspicion.strength_max) * w.settings.blame.asserted.on_the_way_share * (inSlice ? 1 : w.settings.blame.out_of_slice_share),
-            reason: inSlice
-              ? `${stepLabel(w, p)} is on the way to the answer the user rejected; no rule found a fault in it.`
-              : `${stepLabel(w, p)} ran in the failed run, though no data-flow link to the answer was found; no rule found a fault in it.`,
-            evidence: evidenceList(quoteStep(g.steps[p], 'output') ?? quoteStep(g.steps[p], 'input')),
-            dependent: true,
-          },
-          'low',
-        ),
-      );
-    }
-  }
+  if (asserted) fillAssertedSuspects(w, ranked, result.blamed, toBlamed);
   result.co_blamed = ranked.coBlamed.map((f) => toBlamed(f, 'low'));
   const seenSym = new Set<number>();
   result.symptoms = ranked.symptoms

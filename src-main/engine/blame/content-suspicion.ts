@@ -89,7 +89,16 @@ function isErrorShaped(w: BlameWork, p: number): boolean {
   return w.assess[p].checks.some((c) => c.hard && c.name === 'tool.error_payload');
 }
 
+/** Rows per prepared run: an asserted failure asks twice (findings, then the filled ranking). */
+const computed = new WeakMap<BlameWork, StepSuspicion[]>();
+
 export function suspicionOf(w: BlameWork): StepSuspicion[] {
+  let rows = computed.get(w);
+  if (!rows) computed.set(w, (rows = computeSuspicion(w)));
+  return rows;
+}
+
+function computeSuspicion(w: BlameWork): StepSuspicion[] {
   const g = w.graph;
   const lin = w.lineage;
   const cfg = w.settings.blame.suspicion;

@@ -11,26 +11,20 @@
  * user's oracle outranks us); the user asserting a failure makes it failed.
  */
 import type { Evidence, FailureDetection, FailureSignal } from '../../../src-shared/analysis';
-import type { RunDetail } from '../../../src-shared/model';
 import { quoteRun, quoteStep } from '../text/evidence-quote';
-import { jsonText, llmText } from '../text/json-text';
 import { finalAnswerSignals } from './final-answer-signals';
-import type { Lineage } from './lineage';
+import { signal } from './failure-signal';
 import type { BlameWork } from './finding';
 import { isFailed } from './recovery';
-import type { RunGraph } from './run-graph';
+import { errorText } from './rules-errors';
+import type { TraceError } from '../../../src-shared/trace-format';
 
 /** What the detector reads: the prepared blame work (graph, checks, lineage, loops) and whether the user asserted the failure. */
 export type DetectionInput = BlameWork & { asserted: boolean };
 
-function errorLine(e: { type?: string | null; message?: string | null } | null): string {
-  if (!e) return 'an error';
-  return `${e.type ? `${e.type}: ` : ''}${e.message ?? ''}`.split('\n')[0].slice(0, 200);
-}
-
-function signal(name: string, strength: number, description: string, stepId: string | null, ...evidence: (Evidence | null)[]): FailureSignal {
-  const ev = evidence.filter((e): e is Evidence => e !== null);
-  return { name, strength, step_id: stepId, description, ...(ev.length ? { evidence: ev } : {}) };
+/** An error's first line, as blame's reasons write it. */
+function errorLine(e: TraceError | null): string {
+  return errorText(e).split('\n')[0].slice(0, 200);
 }
 
 /** Signals from what the user and the run itself recorded: verdicts, scores, errors, an unfinished run. */
@@ -52,7 +46,7 @@ function recordedSignals(x: DetectionInput): FailureSignal[] {
     if (!g.live[p] || recovered.has(p) || !isFailed(assess[p], settings)) continue;
     const s = g.steps[p];
     if (s.status === 'error') {
-      out.push(signal('unrecovered-error', st.unrecovered_error, `step "${s.name}" failed with ${errorLine(s.error)} and nothing recovered from it`, s.step_id, quoteStep(s, 'error')));
+      out.push(signal('unrecovered-error', st.unrecovered_error, `step "${s.name}" failed with ${errorLine(s.error)} and nothing recovered from it`, s, quoteStep(s, 'error')));
       break;
     }
   }
@@ -69,7 +63,7 @@ function recordedSignals(x: DetectionInput): FailureSignal[] {
         errorPayload ? 'error-payload' : 'bad-output',
         errorPayload ? st.error_payload : st.bad_output,
         `${inSlice ? 'the final output rests on ' : ''}step "${g.steps[p].name}", which ${worst?.explanation ?? 'failed a check'}`,
-        g.steps[p].step_id,
+        g.steps[p],
         evidence,
       ),
     );
@@ -90,7 +84,7 @@ function hiddenErrorSignals(x: DetectionInput): FailureSignal[] {
         'hidden-error',
         x.settings.failure.strength.hidden_error,
         `step "${g.steps[p].name}" quotes an error that no recorded step raised ("${text.slice(0, 100)}"): a failing call left no trace`,
-        g.steps[p].step_id,
+        g.steps[p],
         quoteStep(g.steps[p], 'input', text) ?? quoteStep(g.steps[p], 'output', text),
       ),
     ];
@@ -106,13 +100,13 @@ function behaviourSignals(x: DetectionInput): FailureSignal[] {
   const loop = x.loops[0];
   if (loop) {
     const first = loop.occurrences[0];
-    out.push(signal('no-progress', st.no_progress, `"${loop.name}" repeated ${loop.occurrences.length} times with the same content`, g.steps[first].step_id, quoteStep(g.steps[first], 'input')));
+    out.push(signal('no-progress', st.no_progress, `"${loop.name}" repeated ${loop.occurrences.length} times with the same content`, g.steps[first], quoteStep(g.steps[first], 'input')));
   }
   for (let p = 0; p < assess.length; p++) {
     if (!g.live[p] || (x.slice.size > 0 && !x.slice.has(p))) continue;
     const c = assess[p].checks.find((k) => k.name === 'llm.consistency');
     if (c && c.value < settings.scoring.llm.consistency_floor) {
-      out.push(signal('samples-disagree', st.samples_disagree, `the sampled choices of step "${g.steps[p].name}" disagree (${c.explanation})`, g.steps[p].step_id, quoteStep(g.steps[p], 'output')));
+      out.push(signal('samples-disagree', st.samples_disagree, `the sampled choices of step "${g.steps[p].name}" disagree (${c.explanation})`, g.steps[p], quoteStep(g.steps[p], 'output')));
       break;
     }
   }
@@ -144,11 +138,4 @@ function decide(signals: FailureSignal[], x: DetectionInput): FailureDetection {
 export function detectFailure(x: DetectionInput): FailureDetection {
   const signals = [...recordedSignals(x), ...hiddenErrorSignals(x), ...finalAnswerSignals(x), ...behaviourSignals(x)];
   return decide(signals, x);
-}
-
-/** The text of the run's final answer: the run's output, else the final producer's. */
-export function finalAnswerText(detail: RunDetail, g: RunGraph, lin: Lineage): string {
-  if (detail.run.output !== null) return llmText(detail.run.output) || jsonText(detail.run.output);
-  const f = lin.finalProducer;
-  return f >= 0 ? llmText(g.steps[f].output) : '';
 }

@@ -11,7 +11,7 @@ import { quoteRun, quoteStep } from '../text/evidence-quote';
 import { hasToolCalls, isObj, jsonText, llmText } from '../text/json-text';
 import { coverage, termSet } from '../text/text-terms';
 import type { DetectionInput } from './detect-failure';
-import { finalAnswerText } from './detect-failure';
+import { finalAnswerText, signal } from './failure-signal';
 import { finalAnswerOf, madeUpValues } from './rules-lineage';
 import { valuesOf, type Value } from './value-features';
 
@@ -42,11 +42,6 @@ export function firstMatch(text: string, patterns: RegExp[]): string | null {
     if (m) return m[0];
   }
   return null;
-}
-
-function sig(name: string, strength: number, description: string, step: Step | null, ...evidence: (Evidence | null)[]): FailureSignal {
-  const ev = evidence.filter((e): e is Evidence => e !== null);
-  return { name, strength, step_id: step?.step_id ?? null, description, ...(ev.length ? { evidence: ev } : {}) };
 }
 
 /** Is `step` a guardrail / moderation step (by its span kind, its metadata or its name)? */
@@ -129,13 +124,13 @@ export function finalAnswerSignals(x: DetectionInput): FailureSignal[] {
   const blankRun = typeof run.output === 'string' && run.output.trim() === '';
   const blankModel = run.output === null && finalStep !== null && finalStep.type === 'llm' && finalStep.status === 'ok' && finalStep.output !== null && llmText(finalStep.output).trim() === '' && !hasToolCalls(finalStep.output);
   if (run.status !== 'error' && (blankRun || blankModel)) {
-    out.push(sig('final-empty', st.final_empty, 'the run ended with an empty answer', finalStep));
+    out.push(signal('final-empty', st.final_empty, 'the run ended with an empty answer', finalStep));
   }
   if (answer.trim() !== '') {
     const gaveUp = firstMatch(answer, patternsOf(settings.failure.give_up_patterns));
-    if (gaveUp) out.push(sig('final-gives-up', st.final_gives_up, `the final answer gives up: "${gaveUp}"`, finalStep, answerEv(gaveUp)));
+    if (gaveUp) out.push(signal('final-gives-up', st.final_gives_up, `the final answer gives up: "${gaveUp}"`, finalStep, answerEv(gaveUp)));
     const refused = firstMatch(answer, patternsOf(settings.scoring.llm.refusal_patterns));
-    if (refused) out.push(sig('final-refusal', st.final_refusal, `the final answer refuses: "${refused}"`, finalStep, answerEv(refused)));
+    if (refused) out.push(signal('final-refusal', st.final_refusal, `the final answer refuses: "${refused}"`, finalStep, answerEv(refused)));
   }
 
   // A guardrail whose block message became the answer (or that blocked on the way to it).
@@ -148,12 +143,12 @@ export function finalAnswerSignals(x: DetectionInput): FailureSignal[] {
     if (!why) continue;
     const reached = x.slice.has(p) || (answer !== '' && firstMatch(answer, refusal) !== null);
     if (!reached) continue;
-    out.push(sig('guardrail-block', st.guardrail_block, `guardrail step "${s.name}" blocked or replaced the content ("${why}")`, s, quoteStep(s, 'output', why) ?? quoteStep(s, 'output')));
+    out.push(signal('guardrail-block', st.guardrail_block, `guardrail step "${s.name}" blocked or replaced the content ("${why}")`, s, quoteStep(s, 'output', why) ?? quoteStep(s, 'output')));
     break;
   }
 
   if (x.expected && !holdsExpected(answer, x.expected, settings.blame.expected_present_at)) {
-    out.push(sig('expected-missing', st.expected_missing, `the final answer lacks the expected "${x.expected.slice(0, 120)}"`, finalStep, answerEv()));
+    out.push(signal('expected-missing', st.expected_missing, `the final answer lacks the expected "${x.expected.slice(0, 120)}"`, finalStep, answerEv()));
   }
 
   const fa = finalAnswerOf(x);
@@ -164,7 +159,7 @@ export function finalAnswerSignals(x: DetectionInput): FailureSignal[] {
       // Stating a value from the model's own knowledge is normal; stating one while the data it was given said otherwise is not.
       const contradicted = contradictingLookupValue(x, fa.pos, made);
       out.push(
-        sig(
+        signal(
           'ungrounded-fact',
           contradicted ? st.ungrounded_fact : st.ungrounded_fact_uncontradicted,
           `the final answer states ${list}, which nothing upstream supplied${contradicted ? `, while ${contradicted.by} returned "${contradicted.value}"` : ''}`,
@@ -182,7 +177,7 @@ export function finalAnswerSignals(x: DetectionInput): FailureSignal[] {
     const q = termSet(question, 2000);
     const a = termSet(answer, 5000);
     if (q.size >= 3 && a.size >= settings.scoring.llm.non_responsive_min_terms && coverage(q, a) === 0) {
-      out.push(sig('off-topic-answer', st.off_topic_answer, 'the final answer shares no content words with the question', finalStep, answerEv()));
+      out.push(signal('off-topic-answer', st.off_topic_answer, 'the final answer shares no content words with the question', finalStep, answerEv()));
     }
   }
   return out;

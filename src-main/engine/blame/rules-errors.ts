@@ -55,7 +55,7 @@ export function inputProducerOf(w: BlameWork, p: number): number {
   return -1;
 }
 
-function errorText(e: TraceError | null): string {
+export function errorText(e: TraceError | null): string {
   if (!e) return 'an error';
   return `${e.type ? `${e.type}: ` : ''}${e.message ?? ''}`.trim();
 }

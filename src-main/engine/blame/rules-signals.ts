@@ -11,7 +11,7 @@
  *    the latest earlier step that issued tool calls, else the parent — is
  *    where it failed.
  */
-import type { FailureDetection } from '../../../src-shared/analysis';
+import type { FailureDetection, FailureSignal } from '../../../src-shared/analysis';
 import { quoteStep } from '../text/evidence-quote';
 import { hasToolCalls } from '../text/json-text';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
@@ -19,10 +19,11 @@ import { isAncestor } from './run-graph';
 import { upstreamOf } from './lineage';
 import type { Check } from '../scoring/check';
 
-function signalPos(w: BlameWork, detection: FailureDetection, name: string): number {
-  const s = detection.signals.find((x) => x.name === name);
-  if (!s || s.step_id === null) return -1;
-  return w.graph.steps.findIndex((x) => x.step_id === s.step_id);
+/** The detector's signal of that name and the position of the step it was seen on (none without a step). */
+function signalAt(w: BlameWork, detection: FailureDetection, name: string): { sig: FailureSignal; pos: number } | null {
+  const sig = detection.signals.find((x) => x.name === name);
+  const pos = sig?.step_id ? w.graph.pos.get(sig.step_id) : undefined;
+  return sig && pos !== undefined ? { sig, pos } : null;
 }
 
 /** The step that issued the call whose failure step `p` quotes. */
@@ -57,9 +58,10 @@ export function signalFindings(w: BlameWork, detection: FailureDetection): Findi
   const st = w.settings.blame.strength;
   const out: Finding[] = [];
 
-  const guard = signalPos(w, detection, 'guardrail-block');
-  if (guard >= 0) {
-    const sig = detection.signals.find((x) => x.name === 'guardrail-block')!;
+  const guarded = signalAt(w, detection, 'guardrail-block');
+  const guard = guarded?.pos ?? -1;
+  if (guarded) {
+    const { sig } = guarded;
     out.push({
       pos: guard,
       rule: 'guardrail-block',
@@ -71,9 +73,9 @@ export function signalFindings(w: BlameWork, detection: FailureDetection): Findi
   }
 
   for (const name of ['final-gives-up', 'final-refusal']) {
-    const at = signalPos(w, detection, name);
-    if (at < 0 || (guard >= 0 && (at === guard || w.slice.has(guard)))) continue;
-    const sig = detection.signals.find((x) => x.name === name)!;
+    const found = signalAt(w, detection, name);
+    if (!found || (guard >= 0 && (found.pos === guard || w.slice.has(guard)))) continue;
+    const { sig, pos: at } = found;
     // An answer that gives up usually says so because a lookup it rested on came back with nothing usable.
     const empty = name === 'final-gives-up' ? unusableLookupBefore(w, at) : null;
     if (empty) {
@@ -99,10 +101,10 @@ export function signalFindings(w: BlameWork, detection: FailureDetection): Findi
     break;
   }
 
-  const hidden = signalPos(w, detection, 'hidden-error');
-  if (hidden >= 0) {
+  const quoted = signalAt(w, detection, 'hidden-error');
+  if (quoted) {
+    const { sig, pos: hidden } = quoted;
     const caller = callerOf(w, hidden);
-    const sig = detection.signals.find((x) => x.name === 'hidden-error')!;
     out.push({
       pos: caller,
       rule: 'hidden-error',

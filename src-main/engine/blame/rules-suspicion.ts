@@ -43,7 +43,7 @@ export function suspicionFindings(w: BlameWork, others: Finding[], max = w.setti
   const cfg = w.settings.blame.suspicion;
   // A rule that shows a mechanism (not bad content an upstream fault explains) outranks suspicion: then it adds nothing.
   if (others.some((f) => !f.dependent)) return [];
-  const rows = suspicionOf(w).sort((a, b) => b.score - a.score || a.pos - b.pos);
+  const rows = [...suspicionOf(w)].sort((a, b) => b.score - a.score || a.pos - b.pos);
   const out: Finding[] = [];
   for (const r of rows.slice(0, max)) {
     const { reason, evidence } = reasonOf(w, r);
