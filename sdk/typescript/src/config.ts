@@ -4,8 +4,8 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_MAX_FIELD_BYTES } from './json-safe';
-import { makeRedactor, type RedactionOptions, type Redactor } from './redaction';
+import { DEFAULT_MAX_FIELD_BYTES } from './json-safe.js';
+import { makeRedactor, type RedactionOptions, type Redactor } from './redaction.js';
 
 export interface RecordingOptions {
   /** Traceback home; the inbox is `<home>/inbox`. Default: $TRACEBACK_HOME, else ~/.traceback. */

@@ -1,5 +1,5 @@
 /** Errors the SDK itself throws into user code (only in replay mode). */
-import type { TraceError } from '../../../src-shared/trace-format';
+import type { TraceError } from './trace-format.js';
 
 /** A live step marked side_effect in a forked run, with no mock registered. */
 export class SideEffectRefusedError extends Error {

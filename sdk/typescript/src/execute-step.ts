@@ -10,14 +10,14 @@
  * - an error thrown by the step is recorded and re-thrown as the same object;
  * - a failure of the recording itself never changes what the user's code sees.
  */
-import type { Json, StepEndRecord, StepStartRecord, StepType, TokenUsage, TraceError } from '../../../src-shared/trace-format';
-import type { ReplayStepEntry } from '../../../src-shared/replay-plan';
-import { ReplayedError, SideEffectRefusedError } from './errors';
-import { fingerprintJson } from './fingerprint';
-import { errorStatus, toJson } from './json-safe';
-import { mockFor } from './mocks';
-import type { ReplayDecision } from './replay-controller';
-import { RunState, StepState, traceContext, type StepHandle } from './run-state';
+import type { Json, StepEndRecord, StepStartRecord, StepType, TokenUsage, TraceError } from './trace-format.js';
+import type { ReplayStepEntry } from './replay-plan.js';
+import { ReplayedError, SideEffectRefusedError } from './errors.js';
+import { fingerprintJson } from './fingerprint.js';
+import { errorStatus, toJson } from './json-safe.js';
+import { mockFor } from './mocks.js';
+import type { ReplayDecision } from './replay-controller.js';
+import { RunState, StepState, traceContext, type StepHandle } from './run-state.js';
 
 /** What `extract` may pull out of a step's result. */
 export interface Extracted {

@@ -5,7 +5,7 @@
  * input's, so a prefix that drifted from the recording is caught.
  */
 import * as nodeCrypto from 'node:crypto';
-import type { Json } from '../../../src-shared/trace-format';
+import type { Json } from './trace-format.js';
 
 export function canonicalJson(value: Json | undefined): string {
   if (value === undefined) return 'null';

@@ -9,8 +9,8 @@
  * - bounded: `capField` cuts a field whose JSON is larger than the limit,
  *   with the same visible marker text as the Python SDK.
  */
-import type { Json } from '../../../src-shared/trace-format';
-import { REDACTED, type Redactor } from './redaction';
+import type { Json } from './trace-format.js';
+import { REDACTED, type Redactor } from './redaction.js';
 
 export interface Limits {
   maxStringChars: number;

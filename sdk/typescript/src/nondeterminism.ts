@@ -6,8 +6,8 @@
  * fingerprint exactly as they did.
  */
 import { randomUUID } from 'node:crypto';
-import type { NondeterminismLog } from '../../../src-shared/replay-plan';
-import { traceContext } from './run-state';
+import type { NondeterminismLog } from './replay-plan.js';
+import { traceContext } from './run-state.js';
 
 function draw<K extends keyof NondeterminismLog>(kind: K, live: () => NonNullable<NondeterminismLog[K]>[number]): NonNullable<NondeterminismLog[K]>[number] {
   const ctx = traceContext.getStore();

@@ -6,17 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { EntryCommand, Json, RunEndRecord, RunStartRecord } from '../../../src-shared/trace-format';
-import { TRACE_FORMAT_VERSION } from '../../../src-shared/trace-format';
-import { parseReplayPlan, REPLAY_PLAN_ENV, type ReplayPlan } from '../../../src-shared/replay-plan';
-import { resolveRecording, type RecordingOptions } from './config';
-import { traceErrorOf } from './execute-step';
-import { ReplayController } from './replay-controller';
-import { emitScore, RunState, traceContext } from './run-state';
-import { TraceWriter, type RecordSink } from './trace-writer';
+import type { EntryCommand, Json, RunEndRecord, RunStartRecord } from './trace-format.js';
+import { TRACE_FORMAT_VERSION } from './trace-format.js';
+import { parseReplayPlan, REPLAY_PLAN_ENV, type ReplayPlan } from './replay-plan.js';
+import { resolveRecording, type RecordingOptions } from './config.js';
+import { traceErrorOf } from './execute-step.js';
+import { ReplayController } from './replay-controller.js';
+import { emitScore, RunState, traceContext } from './run-state.js';
+import { TraceWriter, type RecordSink } from './trace-writer.js';
 
 const NULL_SINK: RecordSink = { write() {}, flush() {}, close() {}, path: null };
-import { SDK_NAME, SDK_VERSION } from './version';
+import { SDK_NAME, SDK_VERSION } from './version.js';
 
 export interface PipelineOptions extends RecordingOptions {
   /** Recorded as the run's input. */

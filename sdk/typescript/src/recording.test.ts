@@ -3,9 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TRACE_FORMAT_VERSION } from '../../../src-shared/trace-format';
-import { currentStep, pipeline, runStep, score, step, verdict } from './index';
-import { onlyRun, readRecords, readRuns, recordProblems, runFiles, stepByKey, stepEnd, stepStarts, tempHome } from './test-support/read-runs';
+import { TRACE_FORMAT_VERSION } from './trace-format.js';
+import { currentStep, pipeline, runStep, score, step, verdict } from './index.js';
+import { onlyRun, readRecords, readRuns, recordProblems, runFiles, stepByKey, stepEnd, stepStarts, tempHome } from './test-support/read-runs.js';
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -3,8 +3,8 @@
  * replay the recorded outcome, return the fork edit, or run live. It also
  * keeps the divergence verdict that ends up in the run's provenance.
  */
-import type { Json, Provenance } from '../../../src-shared/trace-format';
-import type { NondeterminismLog, ReplayPlan, ReplayStepEntry } from '../../../src-shared/replay-plan';
+import type { Json, Provenance } from './trace-format.js';
+import type { NondeterminismLog, ReplayPlan, ReplayStepEntry } from './replay-plan.js';
 
 export type ReplayDecision =
   | { kind: 'live'; instructions?: string; forkPoint?: boolean }

@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REPLAY_PLAN_ENV } from '../../../src-shared/replay-plan';
+import { REPLAY_PLAN_ENV } from './replay-plan.js';
 import { buildReplayPlan, type BuildReplayPlanOptions } from '../../../src-main/engine/experiments/build-replay-plan';
-import type { TraceRecord } from '../../../src-shared/trace-format';
-import { clearMocks, currentStep, ModelChangeRefusedError, pipeline, registerMock, ReplayedError, SideEffectRefusedError, step, tb } from './index';
-import { resetEnvPlanForTests } from './pipeline';
-import { foldRun } from './test-support/fold-run';
-import { onlyRun, readRuns, stepByKey, stepStarts, tempHome } from './test-support/read-runs';
+import type { TraceRecord } from './trace-format.js';
+import { clearMocks, currentStep, ModelChangeRefusedError, pipeline, registerMock, ReplayedError, SideEffectRefusedError, step, tb } from './index.js';
+import { resetEnvPlanForTests } from './pipeline.js';
+import { foldRun } from './test-support/fold-run.js';
+import { onlyRun, readRuns, stepByKey, stepStarts, tempHome } from './test-support/read-runs.js';
 
 afterEach(() => {
   clearMocks();

@@ -4,13 +4,13 @@
  * one process never see each other's steps.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Json, StepType, TokenUsage, TraceRecord } from '../../../src-shared/trace-format';
-import type { NondeterminismLog } from '../../../src-shared/replay-plan';
-import type { ResolvedRecording } from './config';
-import { ModelChangeRefusedError } from './errors';
-import { capField, toJson } from './json-safe';
-import type { ReplayController } from './replay-controller';
-import type { RecordSink } from './trace-writer';
+import type { Json, StepType, TokenUsage, TraceRecord } from './trace-format.js';
+import type { NondeterminismLog } from './replay-plan.js';
+import type { ResolvedRecording } from './config.js';
+import { ModelChangeRefusedError } from './errors.js';
+import { capField, toJson } from './json-safe.js';
+import type { ReplayController } from './replay-controller.js';
+import type { RecordSink } from './trace-writer.js';
 
 /** What a step's code can do to its own record (see `currentStep()`). */
 export interface StepHandle {

@@ -1,9 +1,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { pipeline, runStep, step } from './index';
-import { resetWriteWarningForTests } from './trace-writer';
-import { onlyRun, stepByKey, tempHome } from './test-support/read-runs';
+import { pipeline, runStep, step } from './index.js';
+import { resetWriteWarningForTests } from './trace-writer.js';
+import { onlyRun, stepByKey, tempHome } from './test-support/read-runs.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -1,6 +1,6 @@
 /** User judgements: scores on a step or run, and the run's pass/fail verdict. */
-import { emitVerdict, type VerdictOptions } from './pipeline';
-import { emitScore, traceContext } from './run-state';
+import { emitVerdict, type VerdictOptions } from './pipeline.js';
+import { emitScore, traceContext } from './run-state.js';
 
 /** Score the current step (or the run, outside any step). Ignored outside a pipeline. */
 export function score(name: string, value: number, explanation?: string): void {

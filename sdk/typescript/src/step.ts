@@ -2,9 +2,9 @@
  * The two ways to make a step: wrap a function once (`step`) or run a block
  * inline (`runStep`). Both go through executeStep.
  */
-import type { StepType } from '../../../src-shared/trace-format';
-import { executeStep, type StepOptions } from './execute-step';
-import { NO_STEP, traceContext, type StepHandle } from './run-state';
+import type { StepType } from './trace-format.js';
+import { executeStep, type StepOptions } from './execute-step.js';
+import { NO_STEP, traceContext, type StepHandle } from './run-state.js';
 
 export interface WrapOptions<A extends unknown[], R> extends StepOptions<R> {
   /** What to record as the input; default: the single argument, or the argument list. */

@@ -15,7 +15,7 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TraceRecord } from '../../../src-shared/trace-format';
+import type { TraceRecord } from './trace-format.js';
 
 const MAX_BUFFERED_CHARS = 256 * 1024;
 

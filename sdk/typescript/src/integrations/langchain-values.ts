@@ -11,8 +11,8 @@
  *   (the same as the SDK's provider wrappers);
  * - documents: `{pageContent, metadata, id?}`.
  */
-import type { TokenUsage } from '../../../../src-shared/trace-format';
-import { llmOutput, type RecordedLlmOutput, type RecordedToolCall } from '../providers/llm-output';
+import type { TokenUsage } from '../trace-format.js';
+import { llmOutput, type RecordedLlmOutput, type RecordedToolCall } from '../providers/llm-output.js';
 
 type Obj = Record<string, unknown>;
 

@@ -12,10 +12,10 @@ import { z } from 'zod';
 import type { RunDetail, Step } from '../../../../src-shared/model';
 import { foldRecords } from '../../../../src-main/engine/ingest/native/fold-records';
 import { parseTraceText } from '../../../../src-main/engine/ingest/native/parse-lines';
-import { pipeline, runStep, step } from '../index';
-import { runFiles, tempHome } from '../test-support/read-runs';
-import { TracebackCallbackHandler } from './langchain';
-import { llmFacts } from './langchain-values';
+import { pipeline, runStep, step } from '../index.js';
+import { runFiles, tempHome } from '../test-support/read-runs.js';
+import { TracebackCallbackHandler } from './langchain.js';
+import { llmFacts } from './langchain-values.js';
 
 let home: string;
 let savedHome: string | undefined;

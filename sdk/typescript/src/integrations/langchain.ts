@@ -20,17 +20,17 @@
  */
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import type { Serialized } from '@langchain/core/load/serializable';
-import type { EntryCommand, Json, RunEndRecord, RunStartRecord, StepStartRecord, StepType } from '../../../../src-shared/trace-format';
-import { TRACE_FORMAT_VERSION } from '../../../../src-shared/trace-format';
-import { resolveRecording, type RecordingOptions } from '../config';
-import { endStep, traceErrorOf, type Extracted } from '../execute-step';
-import { fingerprintJson } from '../fingerprint';
-import { toJson } from '../json-safe';
-import type { VerdictOptions } from '../pipeline';
-import { RunState, StepState, traceContext } from '../run-state';
-import { TraceWriter } from '../trace-writer';
-import { SDK_NAME, SDK_VERSION } from '../version';
-import { chatMessage, documentJson, llmFacts, requestedModel, simplify, toolInput, toolResult, unwrapSingle } from './langchain-values';
+import type { EntryCommand, Json, RunEndRecord, RunStartRecord, StepStartRecord, StepType } from '../trace-format.js';
+import { TRACE_FORMAT_VERSION } from '../trace-format.js';
+import { resolveRecording, type RecordingOptions } from '../config.js';
+import { endStep, traceErrorOf, type Extracted } from '../execute-step.js';
+import { fingerprintJson } from '../fingerprint.js';
+import { toJson } from '../json-safe.js';
+import type { VerdictOptions } from '../pipeline.js';
+import { RunState, StepState, traceContext } from '../run-state.js';
+import { TraceWriter } from '../trace-writer.js';
+import { SDK_NAME, SDK_VERSION } from '../version.js';
+import { chatMessage, documentJson, llmFacts, requestedModel, simplify, toolInput, toolResult, unwrapSingle } from './langchain-values.js';
 
 export interface TracebackCallbackHandlerOptions extends RecordingOptions {
   /** Pipeline name of the runs this handler starts (default: the outermost LangChain run's name). */

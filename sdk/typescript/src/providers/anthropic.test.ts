@@ -2,11 +2,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReplayPlan } from '../../../../src-main/engine/experiments/build-replay-plan';
-import { pipeline, runStep } from '../index';
-import { foldRun } from '../test-support/fold-run';
-import { onlyRun, stepByKey, tempHome } from '../test-support/read-runs';
-import { startStubServer, type StubServer } from '../test-support/stub-llm-server';
-import { wrapAnthropic } from './anthropic';
+import { pipeline, runStep } from '../index.js';
+import { foldRun } from '../test-support/fold-run.js';
+import { onlyRun, stepByKey, tempHome } from '../test-support/read-runs.js';
+import { startStubServer, type StubServer } from '../test-support/stub-llm-server.js';
+import { wrapAnthropic } from './anthropic.js';
 
 let stub: StubServer;
 beforeAll(async () => {

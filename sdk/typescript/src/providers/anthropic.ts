@@ -10,10 +10,10 @@
  * rebuilt from the recording; the wrapper returns a plain Promise, so
  * APIPromise extras such as `.withResponse()` are not available through it.
  */
-import type { Json, TokenUsage } from '../../../../src-shared/trace-format';
-import type { ReplayStepEntry } from '../../../../src-shared/replay-plan';
-import type { EndStep } from '../execute-step';
-import { llmOutput, parseArguments, recordedCreate, splitRecorded, withCreate, type RecordedToolCall } from './llm-output';
+import type { Json, TokenUsage } from '../trace-format.js';
+import type { ReplayStepEntry } from '../replay-plan.js';
+import type { EndStep } from '../execute-step.js';
+import { llmOutput, parseArguments, recordedCreate, splitRecorded, withCreate, type RecordedToolCall } from './llm-output.js';
 
 interface AnthropicUsage {
   input_tokens?: number | null;

@@ -3,9 +3,9 @@
  * Anthropic and OpenAI-compatible wrappers so scorers see one shape:
  * the reply text, or `{ text, tool_calls }` when the model called tools.
  */
-import type { Json } from '../../../../src-shared/trace-format';
-import type { ReplayStepEntry } from '../../../../src-shared/replay-plan';
-import { executeStep, type EndStep, type Extracted } from '../execute-step';
+import type { Json } from '../trace-format.js';
+import type { ReplayStepEntry } from '../replay-plan.js';
+import { executeStep, type EndStep, type Extracted } from '../execute-step.js';
 
 export interface RecordedToolCall {
   id: string;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pipeline } from '../index';
-import { onlyRun, stepByKey, tempHome } from '../test-support/read-runs';
-import { startStubServer, type StubServer } from '../test-support/stub-llm-server';
-import { wrapOpenAICompatible } from './openai-compatible';
+import { pipeline } from '../index.js';
+import { onlyRun, stepByKey, tempHome } from '../test-support/read-runs.js';
+import { startStubServer, type StubServer } from '../test-support/stub-llm-server.js';
+import { wrapOpenAICompatible } from './openai-compatible.js';
 
 let stub: StubServer;
 beforeAll(async () => {

@@ -9,10 +9,10 @@
  *
  * Structural types only: the SDK does not depend on the openai package.
  */
-import type { Json, TokenUsage } from '../../../../src-shared/trace-format';
-import type { ReplayStepEntry } from '../../../../src-shared/replay-plan';
-import type { EndStep } from '../execute-step';
-import { llmOutput, parseArguments, recordedCreate, splitRecorded, withCreate, type RecordedToolCall } from './llm-output';
+import type { Json, TokenUsage } from '../trace-format.js';
+import type { ReplayStepEntry } from '../replay-plan.js';
+import type { EndStep } from '../execute-step.js';
+import { llmOutput, parseArguments, recordedCreate, splitRecorded, withCreate, type RecordedToolCall } from './llm-output.js';
 
 interface ChatToolCall {
   id?: string;

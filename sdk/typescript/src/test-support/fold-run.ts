@@ -4,7 +4,7 @@
  * `extra`, as the importer keeps them.
  */
 import type { RunDetail, Step } from '../../../../src-shared/model';
-import type { Json, TraceRecord } from '../../../../src-shared/trace-format';
+import type { Json, TraceRecord } from '../trace-format.js';
 
 const KNOWN_START = new Set(['type', 'run_id', 'step_id', 'parent_id', 'index', 'name', 'step_type', 'replay_key', 'ts', 'input', 'metadata']);
 const KNOWN_END = new Set(['type', 'run_id', 'step_id', 'ts', 'status', 'output', 'error', 'model', 'usage', 'metadata', 'replayed']);

@@ -2,7 +2,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RECORD_TYPES, STEP_TYPES, type TraceRecord } from '../../../../src-shared/trace-format';
+import { RECORD_TYPES, STEP_TYPES, type TraceRecord } from '../trace-format.js';
 
 export function tempHome(): string {
   return mkdtempSync(join(tmpdir(), 'tb-sdk-'));
