@@ -38,7 +38,8 @@ export const callSchemas = {
     .strict(),
   getRun: z.object({ runId }).strict(),
   importPaths: z.object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(1000) }).strict(),
-  listImportErrors: z.object({ limit: z.number().int().min(1).max(10_000).optional() }).strict(),
+  /** With `runId`: only the problems that concern that run (by the run id in the line, else its file's), in line order. */
+  listImportErrors: z.object({ limit: z.number().int().min(1).max(10_000).optional(), runId: runId.optional() }).strict(),
   /** `failed`: the user says the run failed (blame then always ranks suspects); neither option is stored. */
   blameRun: z.object({ runId, expected: z.string().max(100_000).optional(), failed: z.boolean().optional() }).strict(),
   /** Stores what the user says about a run ("Mark as failed…", optionally with the expected answer); `failed: false` with `clear` removes it. */

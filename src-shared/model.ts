@@ -31,6 +31,12 @@ export interface RunSummary {
   /** Filled by blame (issue 3); null until computed. */
   blame_score?: number | null;
   healthy?: boolean | null;
+  /** The failure detector's answer as stored with the blame result; null until computed. */
+  detection?: 'failed' | 'healthy' | 'unknown' | null;
+  /** The user marked the run as failed ("Mark as failed…", `tb mark`). */
+  asserted?: boolean;
+  /** Problems the importer recorded for lines of this run's file (see store/import-files.ts for which concern it). */
+  import_problems?: { errors: number; warnings: number };
 }
 
 export interface Run extends RunSummary {

@@ -11,7 +11,8 @@ import { ensureHome, homePaths, type HomePaths } from './home';
 import { importPaths } from './ingest/import-paths';
 import { watchInbox, type InboxWatcher } from './ingest/watch-inbox';
 import { closeDatabase, openDatabase, type Db } from './store/open-database';
-import { getRunDetail, listImportErrors, listRuns } from './store/read-runs';
+import { getRunDetail, listImportErrors, listRuns, resolveRunId } from './store/read-runs';
+import { importProblemsOfRun } from './store/import-files';
 import { createAnalysis, type Analysis } from './analysis-service';
 import { createExperimentService, recoverExperiments } from './experiments/experiment-service';
 import { exportOtlp } from './ingest/foreign/index';
@@ -59,7 +60,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       if (r.errors.length) events.emit('import-errors', { errors: r.errors });
       return { imported: r.imported, errors: r.errors };
     },
-    listImportErrors: (a) => listImportErrors(db, a.limit),
+    listImportErrors: (a) => (a.runId ? importProblemsOfRun(db, resolveRunId(db, a.runId), a.limit) : listImportErrors(db, a.limit)),
     blameRun: (a) => analysis.blame(a.runId, { expected: a.expected, failed: a.failed }),
     markRun: (a) => {
       const result = analysis.mark(a.runId, a.clear ? null : { failed: a.failed, expected: a.expected ?? null, note: a.note ?? null });

@@ -39,6 +39,26 @@ export function importErrorsOf(db: ReadableDb, file: string): ImportError[] {
   return db.prepare('SELECT path AS file, line, level, message FROM import_errors WHERE path = ? ORDER BY line, id').all(file) as ImportError[];
 }
 
+/**
+ * Whether import problem `e` concerns run `r` (SQL over those two aliases): a
+ * problem that names a run ("run ID: …", as foreign imports write them)
+ * concerns that run only; any other problem of the file concerns every run
+ * the file holds (a native file holds one). The runs list counts with it and
+ * importProblemsOfRun lists with it, so both always agree.
+ */
+export const PROBLEM_CONCERNS_RUN = `e.path = r.source_file
+  AND (e.message NOT GLOB 'run *' OR substr(e.message, 5, length(r.run_id) + 1) IN (r.run_id || ':', r.run_id || ',', r.run_id || ' '))`;
+
+/** The import problems that concern one run, in line order. */
+export function importProblemsOfRun(db: ReadableDb, runId: string, limit = 500): ImportError[] {
+  return db
+    .prepare(
+      `SELECT e.path AS file, e.line, e.level, e.message FROM runs r JOIN import_errors e ON ${PROBLEM_CONCERNS_RUN}
+       WHERE r.run_id = ? ORDER BY e.line, e.id LIMIT ?`,
+    )
+    .all(runId, limit) as ImportError[];
+}
+
 export function runsFromFile(db: ReadableDb, file: string): string[] {
   return (db.prepare('SELECT run_id FROM runs WHERE source_file = ? ORDER BY started_at').all(file) as { run_id: string }[]).map((r) => r.run_id);
 }

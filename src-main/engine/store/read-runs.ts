@@ -10,11 +10,15 @@ import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, 
 import type { ReadableDb } from './open-database';
 import { runOrigin } from './run-origin';
 import { breakParentCycles } from './parent-cycles';
+import { PROBLEM_CONCERNS_RUN } from './import-files';
 
 export const LIST_RUNS_SQL = `
 SELECT r.run_id, r.pipeline, r.status, r.started_at, r.ended_at, r.verdict, r.source_format, r.provenance, r.updated_at,
        (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,
-       b.blame_score, b.healthy
+       b.blame_score, b.healthy,
+       EXISTS (SELECT 1 FROM run_assertions a WHERE a.run_id = r.run_id AND a.failed = 1) AS asserted,
+       (SELECT COUNT(*) FROM import_errors e WHERE e.level = 'error' AND ${PROBLEM_CONCERNS_RUN}) AS import_errors,
+       (SELECT COUNT(*) FROM import_errors e WHERE e.level = 'warning' AND ${PROBLEM_CONCERNS_RUN}) AS import_warnings
 FROM runs r LEFT JOIN blame_results b ON b.run_id = r.run_id
 WHERE (@pipeline IS NULL OR r.pipeline = @pipeline)
   AND (@include_trials = 1 OR @filter = 'forked' OR r.provenance IS NULL)
@@ -46,6 +50,9 @@ interface ListRow {
   steps: number;
   blame_score: number | null;
   healthy: number | null;
+  asserted: number;
+  import_errors: number;
+  import_warnings: number;
 }
 
 export interface ListRunsQuery {
@@ -82,6 +89,8 @@ export function listRuns(db: ReadableDb, q: ListRunsQuery = {}, now = Date.now()
     forked: r.provenance !== null,
     blame_score: r.blame_score,
     healthy: r.healthy === null ? null : r.healthy === 1,
+    asserted: r.asserted === 1,
+    import_problems: { errors: r.import_errors, warnings: r.import_warnings },
   }));
 }
 
