@@ -64,6 +64,7 @@ function mergeSettings(user: unknown): { settings: Settings; problems: string[] 
     ['failure.apology_patterns', { get: () => settings.failure.apology_patterns, set: (v) => (settings.failure.apology_patterns = v) }],
     ['failure.guardrail_name_patterns', { get: () => settings.failure.guardrail_name_patterns, set: (v) => (settings.failure.guardrail_name_patterns = v) }],
     ['blame.rejecting_words', { get: () => settings.blame.rejecting_words, set: (v) => (settings.blame.rejecting_words = v) }],
+    ['explain.redact_patterns', { get: () => settings.explain.redact_patterns, set: (v) => (settings.explain.redact_patterns = v as never[]) }],
   ];
   for (const [name, list] of lists) {
     const valid = list.get().filter((pattern) => {

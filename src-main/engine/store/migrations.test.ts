@@ -29,6 +29,19 @@ describe('database migrations', () => {
     expect(db.prepare('SELECT pipeline FROM runs').get()).toEqual({ pipeline: 'p' });
   });
 
+  it('0005 adds failure motifs and stored explanations to a version-4 database, keeping its runs', () => {
+    const db = new Database(':memory:') as Db;
+    db.pragma('foreign_keys = ON');
+    migrate(db, MIGRATIONS.slice(0, 4));
+    db.prepare("INSERT INTO runs (run_id, pipeline, status, started_at, imported_at, updated_at) VALUES ('r1', 'p', 'ok', 1, 1, 1)").run();
+    migrate(db, MIGRATIONS.slice(0, 5));
+    expect(schemaVersion(db)).toBe(5);
+    expect(tables(db)).toEqual(expect.arrayContaining(['failure_motifs', 'run_explanations']));
+    db.prepare("INSERT INTO failure_motifs (motif_id, origin, source_run_id, body, created_at) VALUES ('m1', 'blame', 'r1', '{}', 1)").run();
+    db.prepare("DELETE FROM runs WHERE run_id = 'r1'").run();
+    expect(db.prepare('SELECT COUNT(*) AS n FROM failure_motifs').get()).toEqual({ n: 0 });
+  });
+
   it('a database written by a newer Traceback is refused with a clear message', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-mig-'));
     const file = path.join(dir, 'traces.db');
