@@ -76,6 +76,8 @@ export interface ArmSummary {
   duration_ms: number;
   /** Live model and tool calls over the arm's trials. */
   calls: number;
+  /** Trials whose pipeline never consumed the fork edit (see TrialSummary.edit_applied). */
+  edit_not_applied: number;
 }
 
 export interface ForkStepRef {
@@ -149,6 +151,10 @@ export interface ExperimentSummary {
   ended_at: number | null;
   /** Set when this experiment is one candidate of a blame confirmation. */
   group_id: string | null;
+  /** Trials (both arms) whose pipeline never consumed the edit. */
+  edit_not_applied: number;
+  /** Problems that make the result mean less than its numbers say, in plain words (e.g. the edit was never applied). */
+  warnings: string[];
 }
 
 export interface TrialSummary {
@@ -167,6 +173,16 @@ export interface TrialSummary {
   /** Steps the SDK replayed from the recording (fork step excluded). */
   replayed_steps: number;
   exit_code: number | null;
+  /** The trial process's full output (stdout and stderr), kept beside the experiment. */
+  log_file: string | null;
+  /** The last lines of stderr of a trial that crashed or wrote no run (null otherwise). */
+  stderr_tail: string | null;
+  /**
+   * Did the pipeline consume the fork edit? false: the fork step never ran, or (an
+   * instructions edit) it never read its instructions, so this trial tested nothing.
+   * null: not known (an SDK that does not report it, or no run was written).
+   */
+  edit_applied: boolean | null;
 }
 
 export interface ExperimentDetail extends ExperimentSummary {

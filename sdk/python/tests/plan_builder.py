@@ -70,6 +70,8 @@ def build_plan(
         log = step["metadata"].get("nondeterminism")
         if log and step["index"] <= fork["index"]:
             nondeterminism[step["replay_key"]] = log
+    entry = run_start.get("entry") or {}
+    target = {k: entry[k] for k in ("run_index", "input_fingerprint") if k in entry}
     plan: dict[str, Any] = {
         "v": 1,
         "source_run_id": run_start["run_id"],
@@ -77,6 +79,7 @@ def build_plan(
         "arm": arm,
         "trial": trial,
         "pipeline": run_start["pipeline"],
+        "target": target or None,
         "fork_step_key": fork_step_key,
         "steps": entries,
         "edit": edit,

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import tracebackai as tb
+from tracebackai import pipelines
 from tests.plan_builder import build_plan
 from tests.support import TraceTestCase, of_type, read_records, steps_by_name
 
@@ -107,6 +108,7 @@ class ReplayTest(TraceTestCase):
         plan_path.write_text(json.dumps(plan))
         if via_env:
             os.environ["TRACEBACK_REPLAY_PLAN"] = str(plan_path)
+            pipelines.reset_env_plan()  # a trial is a new process: it counts its runs from 0
             run = support
         else:
             run = tb.pipeline("support", replay_plan=str(plan_path))(support.__wrapped__)
@@ -286,6 +288,7 @@ class InlineStepReplayTest(TraceTestCase):
         plan = build_plan(records, "final#0", arm="control", edit={"kind": "output", "output": "X"}, inbox=str(self.home / "forks"), run_id="f")
         (self.home / "plan.json").write_text(json.dumps(plan))
         os.environ["TRACEBACK_REPLAY_PLAN"] = str(self.home / "plan.json")
+        pipelines.reset_env_plan()  # a trial is a new process: it counts its runs from 0
         work.clear()
         pipeline_body()
         self.assertEqual(work, Counter())

@@ -1,5 +1,5 @@
 """The files the Python SDK writes are valid native trace files: checked against
-resources/trace-format.schema.json and the field names of src-shared/trace-format.ts."""
+resources/trace-format.schema.json and the field names of sdk/typescript/src/trace-format.ts."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests import schema_check
 from tests.support import REPO_ROOT, TraceTestCase
 
 SCHEMA_PATH = REPO_ROOT / "resources" / "trace-format.schema.json"
-CONTRACT_PATH = REPO_ROOT / "src-shared" / "trace-format.ts"
+CONTRACT_PATH = REPO_ROOT / "sdk" / "typescript" / "src" / "trace-format.ts"
 
 # Fields the SDKs add beside the contract (unknown fields are kept on import):
 # step-start input_fingerprint (replay checks), run-end nondeterminism (recorded

@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping
 from ._version import __version__
 from .config import resolve_recording
 from .errors import error_record
+from .fingerprint import fingerprint_json
 from .handles import RunHandle
 from .inbox import InboxWriter
 from .json_safe import to_json
@@ -42,6 +43,14 @@ SDK_INFO = {"name": "traceback-python", "version": __version__, "language": "pyt
 _UNSET: Any = object()
 _env_plan_lock = threading.Lock()
 _env_plan_taken = False
+# pipeline() calls per name in this process: a run's position, which a fork's plan targets.
+_runs_started: dict[str, int] = {}
+
+# Variables that decide which code an interpreter loads: a trial without them would import
+# other modules (or none) than the recording did. Their values are paths, not secrets.
+RUNTIME_ENV_NAMES = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONDA_PREFIX", "NODE_PATH", "NODE_OPTIONS")
+
+_SUPPRESS: Any = object()
 
 
 def reset_env_plan() -> None:
@@ -49,36 +58,71 @@ def reset_env_plan() -> None:
     global _env_plan_taken
     with _env_plan_lock:
         _env_plan_taken = False
+        _runs_started.clear()
 
 
-def _resolve_plan(name: str, given: Any) -> dict[str, Any] | None:
-    global _env_plan_taken
+def _next_run_index(name: str) -> int:
+    with _env_plan_lock:
+        index = _runs_started.get(name, 0)
+        _runs_started[name] = index + 1
+        return index
+
+
+def _read_plan(name: str, given: Any) -> tuple[dict[str, Any] | None, bool]:
+    """The plan this pipeline might follow, and whether it came from the environment."""
     if given is None:
-        return None
+        return None, False
     if isinstance(given, Mapping):
-        return dict(given)
+        return dict(given), False
     from_env = given is _UNSET
     path = os.environ.get(REPLAY_PLAN_ENV) if from_env else os.fspath(given)
     if not path:
+        return None, False
+    try:
+        plan = parse_replay_plan(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ReplayPlanError) as exc:
+        # A fork trial without its plan would silently record a plain run: fail loudly instead.
+        raise ReplayPlanError(f"traceback: cannot use replay plan {path}: {exc}") from None
+    return plan, from_env
+
+
+def _is_target(plan: Mapping[str, Any], name: str, run_index: int, input_fingerprint: str | None) -> bool:
+    """Is this pipeline call the run the plan forks? Several runs in one process (an evaluation
+    loop) are told apart by their input, else by their recorded position: the first run whose input
+    matches the recording's, or the run at the recorded position (whose changed input the replay
+    then reports as a divergence). A plan without a target (an older Traceback) takes the first
+    run with the plan's pipeline name."""
+    if plan.get("pipeline") and plan["pipeline"] != name:
+        return False
+    target = plan.get("target") or {}
+    if not target:
+        return True
+    if input_fingerprint is not None and target.get("input_fingerprint") == input_fingerprint:
+        return True
+    return target.get("run_index") == run_index
+
+
+def _claim_plan(plan: dict[str, Any] | None, from_env: bool, name: str, run_index: int, input_fingerprint: str | None) -> Any:
+    """The plan when this call is the forked run; _SUPPRESS for any other run of a trial process
+    (it runs, unrecorded, so a fork trial records nothing but the forked run); None otherwise."""
+    global _env_plan_taken
+    if plan is None:
         return None
+    if not from_env:
+        return plan if not plan.get("pipeline") or plan["pipeline"] == name else None
     with _env_plan_lock:
-        if from_env and _env_plan_taken:
-            return None
-        try:
-            plan = parse_replay_plan(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ReplayPlanError) as exc:
-            # A fork trial without its plan would silently record a plain run: fail loudly instead.
-            raise ReplayPlanError(f"traceback: cannot use replay plan {path}: {exc}") from None
-        if plan.get("pipeline") and plan["pipeline"] != name:
-            return None
-        if from_env:
-            _env_plan_taken = True
+        if _env_plan_taken or not _is_target(plan, name, run_index, input_fingerprint):
+            return _SUPPRESS
+        _env_plan_taken = True
         return plan
 
 
-def default_entry() -> dict[str, Any]:
-    """This process's command line and cwd: how a fork experiment re-runs it.
-    ``sys.orig_argv`` keeps ``-m package`` and interpreter flags that ``sys.argv`` loses."""
+def default_entry(needs_env: Any = ()) -> dict[str, Any]:
+    """This process's command line, cwd and the environment a re-run needs: how a fork
+    experiment re-runs it. ``sys.orig_argv`` keeps ``-m package`` and interpreter flags that
+    ``sys.argv`` loses. The interpreter's path variables are recorded with their values;
+    ``needs_env`` names (API keys, …) are recorded by name only and a trial takes them from
+    the environment of whoever runs the fork."""
     argv = list(getattr(sys, "orig_argv", None) or [])
     args = argv[1:] if argv else list(sys.argv)
     entry: dict[str, Any] = {"command": [sys.executable or "python3", *args]}
@@ -86,6 +130,15 @@ def default_entry() -> dict[str, Any]:
         entry["cwd"] = os.getcwd()
     except OSError:
         pass
+    env: dict[str, str] = {}
+    for key in RUNTIME_ENV_NAMES:
+        value = os.environ.get(key)
+        if value:
+            env[key] = value
+    for key in needs_env or ():
+        env[str(key)] = REDACTED
+    if env:
+        entry["env"] = env
     return entry
 
 
@@ -106,6 +159,7 @@ def start_run(
     input: Any = _UNSET,
     tags: Mapping[str, Any] | None = None,
     entry: Mapping[str, Any] | None = _UNSET,
+    needs_env: Any = (),
     run_id: str | None = None,
     replay_plan: Any = _UNSET,
     home: str | os.PathLike[str] | None = None,
@@ -115,16 +169,24 @@ def start_run(
     enabled: bool | None = None,
 ) -> RunState | None:
     """Write run-start and return the run's state; None when recording is disabled."""
-    plan = _resolve_plan(name, replay_plan)
+    run_index = _next_run_index(name)
+    candidate, from_env = _read_plan(name, replay_plan)
     rec = resolve_recording(
         home=home,
-        inbox=plan["inbox"] if plan is not None else inbox,
+        inbox=candidate["inbox"] if candidate is not None else inbox,
         max_field_bytes=max_field_bytes,
         redact=redact,
         enabled=enabled,
     )
     if not rec.enabled:
         return None
+    input_fingerprint = fingerprint_json(to_json(input, rec.redactor)) if input is not _UNSET else None
+    plan = _claim_plan(candidate, from_env, name, run_index, input_fingerprint)
+    if plan is _SUPPRESS:
+        return None
+    if plan is None and candidate is not None:
+        # The plan named another pipeline: this run records where it would without one.
+        rec = resolve_recording(home=home, inbox=inbox, max_field_bytes=max_field_bytes, redact=redact, enabled=enabled)
     rid = run_id or (plan or {}).get("run_id") or str(uuid.uuid4())
     replay = ReplayController(plan) if plan is not None else None
     run = RunState(rid, name, rec, InboxWriter(rec.inbox, rid), replay)
@@ -139,9 +201,12 @@ def start_run(
     }
     if input is not _UNSET:
         record["input"] = run.field(input)
-    chosen_entry = default_entry() if entry is _UNSET else entry
+    chosen_entry = default_entry(needs_env) if entry is _UNSET else entry
     if chosen_entry:
         record["entry"] = _redact_entry(chosen_entry, run)
+        record["entry"]["run_index"] = run_index
+        if input_fingerprint is not None:
+            record["entry"]["input_fingerprint"] = input_fingerprint
     all_tags = {str(k): str(v) for k, v in {**(tags or {}), **((plan or {}).get("tags") or {})}.items()}
     if plan is not None:
         all_tags.update(experiment=str(plan["experiment_id"]), arm=str(plan["arm"]), trial=_trial_text(plan["trial"]))
@@ -179,7 +244,7 @@ def end_run(run: RunState, *, error: BaseException | None = None) -> None:
             record["nondeterminism"] = to_json(run.root_log)
         # The run-start carried the provenance as it was known then; divergence is only known now.
         if run.replay is not None:
-            record["provenance"] = run.replay.provenance()
+            record["provenance"] = run.replay.provenance(final=True)
         run.emit(record)
     except Exception:  # noqa: BLE001 - recording must not break the pipeline
         pass
@@ -268,6 +333,7 @@ def pipeline(
     input: Any = _UNSET,
     tags: Mapping[str, Any] | None = None,
     entry: Mapping[str, Any] | None = _UNSET,
+    needs_env: Any = (),
     run_id: str | None = None,
     replay_plan: Any = _UNSET,
     home: str | os.PathLike[str] | None = None,
@@ -287,16 +353,23 @@ def pipeline(
 
     entry: how to re-run this pipeline for fork experiments
         (``{"command": [...], "cwd": ...}``); default: this process's command
-        line and cwd; None: not re-runnable.
+        line, cwd and interpreter path variables (PYTHONPATH, VIRTUAL_ENV, …);
+        None: not re-runnable.
+    needs_env: names of environment variables a re-run needs (e.g.
+        ``["OPENAI_API_KEY"]``): recorded by name only, never the value; a fork
+        trial takes them from the environment of whoever runs the fork.
     replay_plan: a plan (dict or path) to run this pipeline as a fork; default:
-        the file named by $TRACEBACK_REPLAY_PLAN, for the first pipeline in the
-        process whose name matches the plan; None: ignore the environment.
+        the file named by $TRACEBACK_REPLAY_PLAN, for the run the plan targets
+        (its pipeline name, position among this process's runs and input);
+        every other run in a trial process runs unrecorded. None: ignore the
+        environment.
     home / inbox / max_field_bytes / redact / enabled: per-run recording
         settings (see ``configure``).
     """
     options: dict[str, Any] = {
         "tags": tags,
         "entry": entry,
+        "needs_env": needs_env,
         "run_id": run_id,
         "replay_plan": replay_plan,
         "home": home,

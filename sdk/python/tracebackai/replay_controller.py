@@ -41,6 +41,9 @@ class ReplayController:
         self.plan = plan
         self.fork_reached = False
         self.diverged = False
+        # Did the pipeline consume the edit's slot: the fork step ran (an output edit), or the
+        # fork step (or a step inside it) read its instructions (an instructions edit)?
+        self.edit_applied = False
         self._notes: list[str] = []
         self._seen: set[str] = set()
         # Keys of steps replayed whole: their recorded descendants were not expected to run.
@@ -86,6 +89,7 @@ class ReplayController:
             self.fork_reached = True
             edit = plan["edit"]
             if edit["kind"] == "output":
+                self.edit_applied = True
                 if plan["arm"] == "treatment":
                     return Decision("override", entry=entry, output=edit.get("output"))
                 if entry is not None:
@@ -129,12 +133,19 @@ class ReplayController:
         self._cursors[cursor] = i + 1
         return values[i]
 
+    def instructions_read(self, replay_key: str) -> None:
+        """A step asked for its instructions: an instructions edit at it (or around it) reached the code."""
+        fork_key = self.plan["fork_step_key"]
+        if replay_key == fork_key or replay_key.startswith(fork_key + "/"):
+            self.edit_applied = True
+
     def finish(self) -> None:
         """Called at run end: a fork that was never reached tested nothing."""
         if not self.fork_reached:
             self.note(f"the fork step {self.plan['fork_step_key']} was never reached", True)
 
-    def provenance(self) -> dict[str, Any]:
+    def provenance(self, *, final: bool = False) -> dict[str, Any]:
+        """``final``: at run end, when whether the edit was applied is known."""
         plan = self.plan
         p: dict[str, Any] = {
             "source_run_id": plan["source_run_id"],
@@ -147,6 +158,8 @@ class ReplayController:
             p["diverged"] = True
         if self._notes:
             p["divergence"] = "; ".join(self._notes)
+        if final:
+            p["edit_applied"] = self.edit_applied
         return p
 
     def _check_fingerprint(self, key: str, entry: Mapping[str, Any] | None, fingerprint: str) -> bool:
@@ -206,6 +219,14 @@ def parse_replay_plan(text: str) -> dict[str, Any]:
             bad(f"steps.{key}.index", "a number")
         if entry.get("status") not in ("ok", "error"):
             bad(f"steps.{key}.status", '"ok" or "error"')
+    target = raw.get("target")
+    if target is not None:
+        if not isinstance(target, dict):
+            bad("target", "an object")
+        if "run_index" in target and not _is_number(target["run_index"]):
+            bad("target.run_index", "a number")
+        if "input_fingerprint" in target and not isinstance(target["input_fingerprint"], str):
+            bad("target.input_fingerprint", "a string")
     edit = raw.get("edit")
     if not isinstance(edit, dict):
         bad("edit", "an object")

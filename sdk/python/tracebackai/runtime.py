@@ -145,6 +145,8 @@ class StepState:
             self.metadata = {**(self.metadata or {}), **converted}
 
     def instructions(self, default: str) -> str:
+        if self.run.replay is not None:
+            self.run.replay.instructions_read(self.replay_key)
         # An agent step forked with new instructions passes them to the model calls inside it.
         step: StepState | None = self
         while step is not None:

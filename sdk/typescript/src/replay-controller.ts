@@ -17,6 +17,11 @@ export class ReplayController {
   readonly plan: ReplayPlan;
   forkReached = false;
   diverged = false;
+  /**
+   * Did the pipeline consume the edit's slot: the fork step ran (an output edit), or the fork
+   * step or a step inside it read its instructions (an instructions edit)? Reported at run end.
+   */
+  editApplied = false;
   private readonly notes: string[] = [];
   private readonly forkIndex: number;
   private readonly seen = new Set<string>();
@@ -58,6 +63,7 @@ export class ReplayController {
       this.checkSkipped();
       this.forkReached = true;
       if (plan.edit.kind === 'output') {
+        this.editApplied = true;
         if (plan.arm === 'treatment') return { kind: 'override', output: plan.edit.output, entry };
         if (entry) return { kind: 'replay', entry, forkPoint: true };
         this.note(`the fork step ${key} has no recorded outcome for the control arm; it ran live`, true);
@@ -97,6 +103,12 @@ export class ReplayController {
     return values[i];
   }
 
+  /** A step asked for its instructions: an instructions edit at it (or around it) reached the code. */
+  instructionsRead(replayKey: string): void {
+    const fork = this.plan.fork_step_key;
+    if (replayKey === fork || replayKey.startsWith(fork + '/')) this.editApplied = true;
+  }
+
   /** Called at run end: a fork that was never reached tested nothing. */
   finish(): void {
     if (!this.forkReached) this.note(`the fork step ${this.plan.fork_step_key} was never reached`, true);
@@ -106,7 +118,8 @@ export class ReplayController {
     return this.notes;
   }
 
-  provenance(): Provenance {
+  /** `final`: at run end, when whether the edit was applied is known. */
+  provenance(final = false): Provenance {
     const p: Provenance = {
       source_run_id: this.plan.source_run_id,
       experiment_id: this.plan.experiment_id,
@@ -116,6 +129,7 @@ export class ReplayController {
     };
     if (this.diverged) p.diverged = true;
     if (this.notes.length) p.divergence = this.notes.join('; ');
+    if (final) p.edit_applied = this.editApplied;
     return p;
   }
 

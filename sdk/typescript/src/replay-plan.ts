@@ -58,8 +58,14 @@ export interface ReplayPlan {
   experiment_id: string;
   arm: 'treatment' | 'control';
   trial: number;
-  /** Only the first pipeline() with this name in the process follows the plan (any name when absent). */
+  /** Only a pipeline() with this name follows the plan (any name when absent). */
   pipeline?: string;
+  /**
+   * Which of the process's runs of `pipeline` is the forked one (an evaluation loop records several):
+   * its position and input fingerprint, from the recording's entry. Absent: the first run.
+   * Every other run in a trial process runs unrecorded.
+   */
+  target?: { run_index?: number; input_fingerprint?: string };
   fork_step_key: string;
   /** Recorded steps by replay key: the prefix before the fork and the fork step itself. */
   steps: Record<string, ReplayStepEntry>;
@@ -108,6 +114,14 @@ export function parseReplayPlan(text: string): ReplayPlan {
     if (!entry || typeof entry !== 'object') bad(`steps.${key}`, 'an object');
     if (typeof entry.index !== 'number') bad(`steps.${key}.index`, 'a number');
     if (entry.status !== 'ok' && entry.status !== 'error') bad(`steps.${key}.status`, '"ok" or "error"');
+  }
+  if (p.target !== undefined) {
+    const t = p.target as Record<string, unknown> | null;
+    if (!t || typeof t !== 'object' || Array.isArray(t)) bad('target', 'an object');
+    else {
+      if (t.run_index !== undefined && typeof t.run_index !== 'number') bad('target.run_index', 'a number');
+      if (t.input_fingerprint !== undefined && typeof t.input_fingerprint !== 'string') bad('target.input_fingerprint', 'a string');
+    }
   }
   const edit = p.edit as Record<string, unknown> | undefined;
   if (!edit || typeof edit !== 'object') bad('edit', 'an object');

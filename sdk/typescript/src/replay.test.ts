@@ -290,12 +290,13 @@ describe('fork replay', () => {
     expect(stepByKey(forked, 'agent#0/leaf#1').end).toMatchObject({ replayed: true, output: 4 });
   });
 
-  it('a plan named by TRACEBACK_REPLAY_PLAN is followed by the first pipeline of that name only', async () => {
+  it('a plan named by TRACEBACK_REPLAY_PLAN is followed by the run it targets, and the trial process records no other run', async () => {
     const { records } = await recordSource();
     const home = tempHome();
     const planPath = join(home, 'plan.json');
     writeFileSync(planPath, JSON.stringify(planFor(records, { inbox: join(home, 'inbox'), runId: 'from-env' })));
     process.env[REPLAY_PLAN_ENV] = planPath;
+    resetEnvPlanForTests(); // a trial is a new process: it counts its runs from 0
     const first = makePipeline();
     await first.run(home);
     const second = makePipeline();
@@ -303,6 +304,7 @@ describe('fork replay', () => {
     expect(first.calls.retrieve).toBe(0);
     expect(second.calls.retrieve).toBe(1);
     expect(readRuns(home).get('from-env')?.[0]).toMatchObject({ provenance: { experiment_id: 'exp-1' } });
+    expect([...readRuns(home).keys()]).toEqual(['from-env']);
   });
 
   it('an unreadable plan fails the pipeline loudly instead of recording an ordinary run', async () => {

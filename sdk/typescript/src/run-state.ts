@@ -144,6 +144,7 @@ export class StepState implements StepHandle {
   }
 
   instructions(defaultText: string): string {
+    this.run.replay?.instructionsRead(this.replayKey);
     // An agent step forked with new instructions passes them to the model calls inside it.
     // Walks this step and its ancestors: `s` starts at this one.
     // eslint-disable-next-line @typescript-eslint/no-this-alias

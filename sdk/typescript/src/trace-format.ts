@@ -36,7 +36,12 @@ export interface TokenUsage {
 export interface EntryCommand {
   command: string[];
   cwd?: string;
+  /** Variables a re-run needs: a value, or "[REDACTED]" for a name whose value the trial takes from the user's environment. */
   env?: Record<string, string>;
+  /** This run's position among the runs of its pipeline the process started (0-based): a fork of one run of an evaluation loop targets it. */
+  run_index?: number;
+  /** Fingerprint of the run's input (as for steps): tells the runs of one process apart. */
+  input_fingerprint?: string;
 }
 
 /** Set on runs produced by a fork experiment. */
@@ -48,6 +53,11 @@ export interface Provenance {
   trial?: number;
   diverged?: boolean;
   divergence?: string;
+  /**
+   * Set at run end: did the pipeline consume the edit's slot? An output edit: the fork step
+   * ran. An instructions edit: the fork step (or a step inside it) read its instructions.
+   */
+  edit_applied?: boolean;
 }
 
 export interface RunStartRecord {

@@ -7,7 +7,7 @@ import { EXIT_OK } from '../command';
 import { numberFlag, UsageError } from '../args';
 import { callEngine } from '../unwrap';
 import { duration, isoTime, oneLine, safeText, table } from '../format-text';
-import type { ArmSummary, ExperimentDetail, ExperimentEstimate, ExperimentSummary } from '../../../src-shared/experiments';
+import type { ArmSummary, ExperimentDetail, ExperimentEstimate, ExperimentSummary, TrialSummary } from '../../../src-shared/experiments';
 
 const pct = (x: number) => `${(100 * x).toFixed(1).replace(/\.0$/, '')}%`;
 const num = (x: number) => x.toLocaleString('en-US');
@@ -31,6 +31,7 @@ function editText(e: ExperimentSummary['edit']): string {
 export function printExperiment(s: ExperimentSummary, out: (l: string) => void): void {
   out(`Experiment ${s.experiment_id}${s.label ? ` "${safeText(s.label)}"` : ''}: run ${s.run_id} forked at ${safeText(s.at)} (${safeText(s.fork_step_key)}), ${s.n} per arm — ${s.status}${s.stop_reason ? ` (${safeText(s.stop_reason)})` : ''}`);
   out(`  edit: ${editText(s.edit)}`);
+  for (const w of s.warnings ?? []) out(`  WARNING: ${safeText(w)}`);
   out(armLine('treatment', s.treatment));
   out(armLine('control', s.control));
   const effect = s.effect === null ? 'no judged trials in one arm yet' : `${s.effect >= 0 ? '+' : ''}${Math.round(100 * s.effect)} points`;
@@ -62,10 +63,45 @@ export function printEstimate(e: ExperimentEstimate, runId: string, out: (l: str
 function printTrials(d: ExperimentDetail, out: (l: string) => void): void {
   out(
     table(
-      d.trials.map((t) => [t.arm, String(t.trial), t.outcome, t.run_id, duration(t.duration_ms), num(t.tokens), oneLine(t.detail ?? '', 70)]),
+      d.trials.map((t) => [
+        t.arm,
+        String(t.trial),
+        t.edit_applied === false ? `${t.outcome} (edit not applied)` : t.outcome,
+        t.run_id,
+        duration(t.duration_ms),
+        num(t.tokens),
+        oneLine(t.detail ?? '', 70),
+      ]),
       ['ARM', '#', 'OUTCOME', 'FORKED RUN', 'TIME', 'TOKENS', 'DETAIL'],
     ),
   );
+  printCrashes(d.trials, out, d.trials.length);
+}
+
+/**
+ * A crashed trial's own words: the last lines of its stderr and where the
+ * whole log is. Trials that crashed the same way are shown once.
+ */
+export function printCrashes(trials: TrialSummary[], out: (l: string) => void, max = 1): void {
+  const crashed = trials.filter((t) => t.stderr_tail || ((t.outcome === 'crashed' || t.outcome === 'timeout') && t.log_file));
+  const seen = new Set<string>();
+  let shown = 0;
+  for (const t of crashed) {
+    const key = t.stderr_tail ?? '';
+    if (seen.has(key) || shown >= max) continue;
+    seen.add(key);
+    shown++;
+    const same = crashed.filter((c) => (c.stderr_tail ?? '') === key).length;
+    out('');
+    out(`${t.arm} #${t.trial} ${t.outcome}${same > 1 ? ` (and ${same - 1} more trial(s) with the same stderr)` : ''}: ${safeText(oneLine(t.detail ?? '', 200))}`);
+    if (t.stderr_tail) {
+      out('  last lines of its stderr:');
+      for (const l of t.stderr_tail.split('\n')) out(`    ${safeText(l)}`);
+    }
+    if (t.log_file) out(`  full log: ${safeText(t.log_file)}`);
+  }
+  const rest = crashed.filter((c) => !seen.has(c.stderr_tail ?? '')).length;
+  if (rest > 0) out(`  ${rest} more crashed trial(s): tb experiment ID shows each`);
 }
 
 export const experimentsCommand: Command = {

@@ -134,8 +134,8 @@ describe('tb fork, tb experiments, tb experiment', () => {
     const stream = { isTTY: false, write: (t: string) => lines.push(t) } as unknown as NodeJS.WriteStream;
     const p = progressPrinter(stream);
     const base: ExperimentProgress = { experiment_id: 'e', status: 'running', done: 1, total: 4, running: 1, control: { passed: 0, trials: 1 }, treatment: { passed: 0, trials: 0 } };
-    p.onEvent({ ...base, trial: { arm: 'control', trial: 1, run_id: 'r', outcome: 'fail', detail: 'verdict fail', started_at: 1, ended_at: 2, duration_ms: 1, tokens: 0, cost_usd: 0, calls: 0, replayed_steps: 0, exit_code: 0 } });
-    p.onEvent({ ...base, trial: { arm: 'treatment', trial: 1, run_id: 'r2', outcome: 'running', detail: null, started_at: 1, ended_at: null, duration_ms: null, tokens: 0, cost_usd: 0, calls: 0, replayed_steps: 0, exit_code: null } });
+    p.onEvent({ ...base, trial: { arm: 'control', trial: 1, run_id: 'r', outcome: 'fail', detail: 'verdict fail', started_at: 1, ended_at: 2, duration_ms: 1, tokens: 0, cost_usd: 0, calls: 0, replayed_steps: 0, exit_code: 0, log_file: null, stderr_tail: null, edit_applied: true } });
+    p.onEvent({ ...base, trial: { arm: 'treatment', trial: 1, run_id: 'r2', outcome: 'running', detail: null, started_at: 1, ended_at: null, duration_ms: null, tokens: 0, cost_usd: 0, calls: 0, replayed_steps: 0, exit_code: null, log_file: null, stderr_tail: null, edit_applied: null } });
     p.end();
     expect(lines).toEqual(['trial 1/4: control #1 fail — verdict fail\n']);
   });

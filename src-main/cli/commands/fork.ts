@@ -15,7 +15,7 @@ import type { ExperimentProgress, OracleSpec } from '../../../src-shared/experim
 import type { ForkEdit } from '../../../src-shared/replay-plan';
 import type { Json } from '../../../src-shared/trace-format';
 import type { BlameConfirmation } from '../../../src-shared/experiments';
-import { formatP, printEstimate, printExperiment } from './experiments';
+import { formatP, printCrashes, printEstimate, printExperiment } from './experiments';
 
 const EDIT_FLAGS = ['output-file', 'output', 'instructions-file'] as const;
 const ORACLE_FLAGS = ['oracle-cmd', 'expect-equals', 'expect-contains', 'expect-regex', 'expect-json-path'] as const;
@@ -227,6 +227,10 @@ export const forkCommand: Command = {
     if (json) ctx.json(s);
     else {
       printExperiment(s, ctx.out);
+      if (s.crashed + s.timeouts > 0) {
+        const d = await callEngine(engine, 'getExperiment', { experimentId: s.experiment_id });
+        printCrashes(d.trials, ctx.out);
+      }
       ctx.out(`  every trial is its own run: tb experiment ${s.experiment_id}`);
     }
     // Cancelled, interrupted or a failed runner: the experiment did not run to its end.

@@ -46,6 +46,11 @@ export function buildReplayPlan(detail: RunDetail, opts: BuildReplayPlanOptions)
     const log = logOf(s.metadata?.nondeterminism);
     if (log && s.index <= fork.index) nondeterminism[s.replay_key] = log;
   }
+  // An evaluation loop records several runs per process: the trial must fork this one and record no other.
+  const entry = detail.run.entry;
+  const target: ReplayPlan['target'] = {};
+  if (typeof entry?.run_index === 'number') target.run_index = entry.run_index;
+  if (typeof entry?.input_fingerprint === 'string') target.input_fingerprint = entry.input_fingerprint;
   return {
     v: REPLAY_PLAN_VERSION,
     source_run_id: detail.run.run_id,
@@ -53,6 +58,7 @@ export function buildReplayPlan(detail: RunDetail, opts: BuildReplayPlanOptions)
     arm: opts.arm,
     trial: opts.trial,
     pipeline: detail.run.pipeline,
+    target: Object.keys(target).length ? target : undefined,
     fork_step_key: opts.forkStepKey,
     steps,
     edit: opts.edit,

@@ -93,6 +93,10 @@ describe('a fork experiment on a recorded run', () => {
     expect(crashed.outcome).toBe('crashed');
     expect(crashed.exit_code).toBe(3);
     expect(crashed.detail).toMatch(/before the run ended/);
+    // Where to look: the last stderr lines and the whole log, named.
+    expect(crashed.stderr_tail).toContain('search backend crashed on the planted plan');
+    expect(crashed.detail).toContain(`full log: ${crashed.log_file}`);
+    expect(fs.readFileSync(crashed.log_file!, 'utf8')).toContain('search backend crashed');
 
     expect(h.treatment).toMatchObject({ passed: 0, trials: 1, timeouts: 1 });
     const timedOut = getExperimentDetail(home.db, h.experiment_id).trials.find((t) => t.arm === 'treatment')!;
@@ -120,6 +124,18 @@ describe('a fork experiment on a recorded run', () => {
     expect(s.p_value).toBe(1);
     const trials = getExperimentDetail(home.db, s.experiment_id).trials;
     for (const t of trials) expect(t.detail).toMatch(/input of step plan#0 differs/);
+  });
+
+  it('an instructions edit at a step that never reads its instructions is flagged as not applied, loudly', async () => {
+    const s = await startExperiment(
+      { db: home.db, paths: home.paths },
+      { source: failing, at: 'search#0', edit: { kind: 'instructions', instructions: 'Only cities over one million.' }, n: 1, parallel: 2, approve: true },
+    ).done;
+
+    expect(s.treatment.edit_not_applied).toBe(1);
+    expect(s.warnings.join(' ')).toMatch(/Edit not applied in every treatment trial: step "search" never read its instructions/);
+    const treatment = getExperimentDetail(home.db, s.experiment_id).trials.find((t) => t.arm === 'treatment')!;
+    expect(treatment.edit_applied).toBe(false);
   });
 
   it('cancelling stops the running trials and kills their processes', async () => {

@@ -44,6 +44,12 @@ import { sandboxArgv, sandboxKind } from './trial-sandbox';
 import { makeWorkingCopy } from './working-copy';
 
 const DEFAULT_TIMEOUT_MS = 300_000;
+/** Enough of a Python or Node traceback to show the exception and where it was raised. */
+const STDERR_TAIL_LINES = 12;
+
+function lastLines(text: string, n: number): string {
+  return text.trim().split('\n').slice(-n).join('\n').slice(-2000);
+}
 const MAX_TRIALS_PER_ARM = 500;
 
 export interface ExperimentHost {
@@ -177,6 +183,9 @@ function pendingTrials(experimentId: string, n: number): TrialRecord[] {
         saved_calls: 0,
         saved_tokens: 0,
         exit_code: null,
+        log_file: null,
+        stderr_tail: null,
+        edit_applied: null,
       });
     }
   }
@@ -206,12 +215,14 @@ function progressOf(experimentId: string, trials: TrialRecord[], trial: TrialRec
 async function trialOutcome(
   proc: Awaited<ReturnType<typeof runProcess>>,
   forked: RunDetail | null,
-  trial: { runId: string; pipeline: string; timeoutMs: number; oracle: OracleSpec },
+  trial: { runId: string; pipeline: string; timeoutMs: number; oracle: OracleSpec; logFile: string },
 ): Promise<{ outcome: TrialRecord['outcome']; detail: string }> {
   let outcome: TrialRecord['outcome'];
   let detail: string;
   const ended = forked && (forked.run.status === 'ok' || forked.run.status === 'error');
-  const tail = proc.stderrTail ? `; stderr: ${proc.stderrTail.split('\n').slice(-3).join(' | ').slice(0, 400)}` : '';
+  // The tail is in the trial's stderr_tail; the detail names its last line and the log, so a one-line view still says where to look.
+  const lastLine = proc.stderrTail.trim().split('\n').pop()?.trim() ?? '';
+  const tail = `${lastLine ? `; stderr: ${lastLine.slice(0, 300)}` : ''}; full log: ${trial.logFile}`;
   if (proc.cancelled) {
     outcome = 'cancelled';
     detail = 'cancelled while running';
@@ -226,7 +237,7 @@ async function trialOutcome(
     detail = `the command could not start: ${proc.startError}`;
   } else if (!forked) {
     outcome = 'crashed';
-    detail = `the command exited ${proc.exitCode ?? proc.signal} without writing the forked run ${trial.runId} (does it record pipeline "${trial.pipeline}" with the Traceback SDK?)${tail}`;
+    detail = `the command exited ${proc.exitCode ?? proc.signal} without writing the forked run ${trial.runId}${tail}${proc.exitCode === 0 ? ` (does it record pipeline "${trial.pipeline}" with the Traceback SDK?)` : ''}`;
   } else if (forked.run.provenance?.diverged) {
     outcome = 'diverged';
     detail = forked.run.provenance?.divergence ?? 'the live run departed from the recording before the fork';
@@ -236,7 +247,7 @@ async function trialOutcome(
   } else if (forked.run.status === 'error') {
     outcome = 'crashed';
     const e = forked.run.error;
-    detail = `the pipeline threw${e ? ` ${e.type}: ${e.message.slice(0, 300)}` : ''}`;
+    detail = `the pipeline threw${e ? ` ${e.type}: ${e.message.slice(0, 300)}` : ''}; full log: ${trial.logFile}`;
   } else {
     const j = await judgeRun(forked.run, trial.oracle);
     outcome = j.pass ? 'pass' : 'fail';
@@ -333,6 +344,7 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
     progress(t);
 
     const boxed = sandboxArgv(entry.command, { home: paths.home, inbox: paths.inbox, planDir: dir, cwd, tmpDir, writable: trialSettings.writable }, sandbox);
+    const logFile = path.join(dir, `${t.arm}-${t.trial}.log`);
     const proc = await runProcess({
       argv: boxed.argv,
       cwd,
@@ -340,13 +352,14 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
       timeoutMs,
       memoryCapBytes: trialSettings.memory_mb * 1e6,
       outputCapBytes: trialSettings.output_mb * 1e6,
-      logFile: path.join(dir, `${t.arm}-${t.trial}.log`),
+      logFile,
       signal: abort.signal,
     });
     fs.rmSync(tmpDir, { recursive: true, force: true });
     t.ended_at = Date.now();
     t.duration_ms = Math.round(proc.durationMs);
     t.exit_code = proc.exitCode;
+    t.log_file = logFile;
 
     const runFile = path.join(paths.inbox, `${t.run_id}.jsonl`);
     let forked: RunDetail | null = null;
@@ -365,9 +378,11 @@ export function startExperiment(host: ExperimentHost, req: ExperimentRequest): R
       tokensUsed += usage.tokens;
     }
 
-    const { outcome, detail } = await trialOutcome(proc, forked, { runId: t.run_id, pipeline: source.pipeline, timeoutMs, oracle });
+    const { outcome, detail } = await trialOutcome(proc, forked, { runId: t.run_id, pipeline: source.pipeline, timeoutMs, oracle, logFile });
     t.outcome = outcome;
     t.detail = detail;
+    t.edit_applied = forked?.run.provenance?.edit_applied ?? null;
+    if (outcome === 'crashed' || outcome === 'timeout') t.stderr_tail = lastLines(proc.stderrTail, STDERR_TAIL_LINES) || null;
     updateTrial(db, t);
     progress(t);
   };

@@ -34,6 +34,7 @@ function summarizeArm(trials: TrialRecord[], arm: Arm, withClopperPearson = fals
     cost_usd: sum(ran, (t) => t.cost_usd),
     duration_ms: sum(ran, (t) => t.duration_ms ?? 0),
     calls: sum(ran, (t) => t.calls),
+    edit_not_applied: mine.filter((t) => t.edit_applied === false).length,
   };
   if (withClopperPearson) summary.clopper_pearson = clopperPearsonInterval(passed, judged.length);
   return summary;
@@ -71,7 +72,28 @@ function summarizeExperiment(e: ExperimentRecord, trials: TrialRecord[]): Experi
     created_at: e.created_at,
     ended_at: e.ended_at,
     group_id: e.group_id,
+    edit_not_applied: treatment.edit_not_applied + control.edit_not_applied,
+    warnings: experimentWarnings(e, treatment),
   };
+}
+
+/**
+ * Said loudly because the numbers alone mislead: 0/5 vs 0/5 after an
+ * instructions edit the step never read reads as "the change does not help",
+ * when the change was never tried.
+ */
+function experimentWarnings(e: ExperimentRecord, treatment: ArmSummary): string[] {
+  const warnings: string[] = [];
+  const ran = treatment.trials + treatment.diverged;
+  if (treatment.edit_not_applied > 0) {
+    const what =
+      e.edit.kind === 'instructions'
+        ? `step "${e.fork_step_name}" never read its instructions (it does not call instructions() / the SDK's instructions hook), so the new instructions were never used`
+        : `the fork step "${e.fork_step_name}" never ran, so the edited output was never used`;
+    const share = treatment.edit_not_applied >= ran ? 'every treatment trial' : `${treatment.edit_not_applied} of ${ran} treatment trials`;
+    warnings.push(`Edit not applied in ${share}: ${what}. Those trials tested nothing; the result says nothing about the edit.`);
+  }
+  return warnings;
 }
 
 function sum<T>(items: T[], f: (t: T) => number): number {

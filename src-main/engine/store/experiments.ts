@@ -76,9 +76,9 @@ export function insertExperiment(db: Db, e: ExperimentRecord, trials: TrialRecor
   );
   const insertT = db.prepare(
     `INSERT INTO trials (experiment_id, arm, trial, run_id, outcome, detail, started_at, ended_at, duration_ms, tokens, cost_usd, calls,
-       replayed_steps, saved_calls, saved_tokens, exit_code)
+       replayed_steps, saved_calls, saved_tokens, exit_code, log_file, stderr_tail, edit_applied)
      VALUES (@experiment_id, @arm, @trial, @run_id, @outcome, @detail, @started_at, @ended_at, @duration_ms, @tokens, @cost_usd, @calls,
-       @replayed_steps, @saved_calls, @saved_tokens, @exit_code)`,
+       @replayed_steps, @saved_calls, @saved_tokens, @exit_code, @log_file, @stderr_tail, @edit_applied)`,
   );
   db.transaction(() => {
     insertE.run({
@@ -88,7 +88,7 @@ export function insertExperiment(db: Db, e: ExperimentRecord, trials: TrialRecor
       options: JSON.stringify(e.options),
       estimate: e.estimate ? JSON.stringify(e.estimate) : null,
     });
-    for (const t of trials) insertT.run(t);
+    for (const t of trials) insertT.run(trialRow(t));
   })();
 }
 
@@ -96,9 +96,20 @@ export function updateTrial(db: Db, t: TrialRecord): void {
   db.prepare(
     `UPDATE trials SET outcome = @outcome, detail = @detail, started_at = @started_at, ended_at = @ended_at, duration_ms = @duration_ms,
        tokens = @tokens, cost_usd = @cost_usd, calls = @calls, replayed_steps = @replayed_steps, saved_calls = @saved_calls,
-       saved_tokens = @saved_tokens, exit_code = @exit_code
+       saved_tokens = @saved_tokens, exit_code = @exit_code, log_file = @log_file, stderr_tail = @stderr_tail, edit_applied = @edit_applied
      WHERE experiment_id = @experiment_id AND arm = @arm AND trial = @trial`,
-  ).run(t);
+  ).run(trialRow(t));
+}
+
+/** SQLite has no booleans: edit_applied is stored as 1 / 0 / NULL. */
+function trialRow(t: TrialRecord): TrialRow {
+  return { ...t, edit_applied: t.edit_applied === null ? null : t.edit_applied ? 1 : 0 };
+}
+
+type TrialRow = Omit<TrialRecord, 'edit_applied'> & { edit_applied: number | null };
+
+function fromTrialRow(r: TrialRow): TrialRecord {
+  return { ...r, edit_applied: r.edit_applied === null ? null : r.edit_applied === 1 };
 }
 
 /** Marks every trial still pending or running with `outcome`. */
@@ -122,7 +133,8 @@ export function readExperiment(db: ReadableDb, experimentId: string): Experiment
 }
 
 export function readTrials(db: ReadableDb, experimentId: string): TrialRecord[] {
-  return db.prepare(`SELECT * FROM trials WHERE experiment_id = ? ORDER BY trial, arm = 'treatment'`).all(experimentId) as TrialRecord[];
+  const rows = db.prepare(`SELECT * FROM trials WHERE experiment_id = ? ORDER BY trial, arm = 'treatment'`).all(experimentId) as TrialRow[];
+  return rows.map(fromTrialRow);
 }
 
 export function toTrialSummary(t: TrialRecord): TrialSummary {
@@ -140,6 +152,9 @@ export function toTrialSummary(t: TrialRecord): TrialSummary {
     calls: t.calls,
     replayed_steps: t.replayed_steps,
     exit_code: t.exit_code,
+    log_file: t.log_file,
+    stderr_tail: t.stderr_tail,
+    edit_applied: t.edit_applied,
   };
 }
 
@@ -158,7 +173,7 @@ export function listExperimentRecords(db: ReadableDb, q: ListExperimentsQuery = 
     )
     .all({ run: q.runId ?? null, grp: q.groupId ?? null, limit: q.limit ?? 1000 }) as ExperimentRow[];
   const trialsOf = db.prepare(`SELECT * FROM trials WHERE experiment_id = ?`);
-  return rows.map((r) => ({ experiment: fromRow(r), trials: trialsOf.all(r.experiment_id) as TrialRecord[] }));
+  return rows.map((r) => ({ experiment: fromRow(r), trials: (trialsOf.all(r.experiment_id) as TrialRow[]).map(fromTrialRow) }));
 }
 
 /** Experiments marked running, with the process and engine instance that run them. */

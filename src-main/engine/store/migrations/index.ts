@@ -3,6 +3,8 @@ import { migration0002 } from './0002-analysis-cache';
 import { migration0003 } from './0003-experiments';
 import { migration0004 } from './0004-run-assertions';
 import { migration0005 } from './0005-failure-motifs';
+import { migration0006 } from './0006-trial-diagnostics';
+import { migration0007 } from './0007-run-state';
 
 export interface Migration {
   version: number;
@@ -11,4 +13,4 @@ export interface Migration {
 }
 
 /** In order; a migration's version is its position (1-based). Never edit one that shipped: add a new one. */
-export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005];
+export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007];
