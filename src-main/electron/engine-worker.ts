@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEngine } from '../engine/create-engine';
 import { isCallName } from '../../src-shared/api';
+import { startOtlpFromEnv } from '../serve/otlp/otlp-from-env';
 
 interface WorkerInit {
   home?: string;
@@ -17,6 +18,8 @@ const engine = createEngine({ home: init.home, watch: true, nativeBinding: init.
 const port = parentPort!;
 
 engine.events.subscribe((event, payload) => port.postMessage({ event, payload }));
+// OpenTelemetry exporters on this machine send traces here (127.0.0.1:4318), into this same engine.
+void startOtlpFromEnv(engine, (line) => console.warn(line));
 
 port.on('message', async (msg: { id: number; name: unknown; args: unknown }) => {
   if (!isCallName(msg.name)) {
