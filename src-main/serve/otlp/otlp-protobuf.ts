@@ -1,14 +1,14 @@
 /**
  * OTLP trace messages in protobuf, read and written by protobufjs (the
- * decoder is the library's; see docs/adr/0007-otlp-receiver-protobuf.md).
+ * decoder is the library's; see docs/adr/0007-otlp-receiver-protobuf-and-batches.md).
  *
  * The schema below is the trace subset of the official opentelemetry-proto
- * definitions (v1: collector/trace/v1/trace_service.proto, trace/v1/trace.proto,
+ * v1 definitions (collector/trace/v1/trace_service.proto, trace/v1/trace.proto,
  * common/v1/common.proto, resource/v1/resource.proto) and google/rpc/status.proto,
- * with the same names and field numbers; fields a receiver never reads
- * (entity refs, schema urls of scopes' attributes) are simply unknown fields to the
- * decoder and skipped, as protobuf intends. A wrong number would fail the tests that
- * decode what the official JS exporter encodes.
+ * with the official message names and field numbers, in one package. Fields it
+ * leaves out (a resource's entity refs, newer additions) are unknown fields to
+ * the decoder and skipped, as protobuf intends. A wrong number would fail the
+ * tests that decode what the official JS exporter encodes.
  */
 import protobuf from 'protobufjs';
 
