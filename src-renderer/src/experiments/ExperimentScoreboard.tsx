@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { RunId } from '../common/RunId';
 import type { Arm, ArmSummary, ExperimentDetail, TrialSummary } from '../../../src-shared/experiments';
 import type { ApiError } from '../../../src-shared/result';
 import { useApi } from '../api/api-context';
@@ -68,6 +69,12 @@ function Scoreboard({ e, onBack }: { e: ExperimentDetail; onBack?: () => void })
           ! <TraceText text={e.stop_reason} truncateAt={600} />
         </div>
       )}
+
+      {(e.warnings ?? []).map((w) => (
+        <div key={w} className="xp-check warn" role="alert" data-testid="experiment-warning">
+          ! <TraceText text={w} truncateAt={600} />
+        </div>
+      ))}
 
       {(running || unfinished > 0) && <ArmProgress e={e} />}
 
@@ -248,8 +255,8 @@ function ArmTable({ e }: { e: ExperimentDetail }) {
             <th scope="col" className="num">
               cost
             </th>
-            <th scope="col" title="Reported beside the rates: diverged trials are in neither denominator; crashes and timeouts are failures">
-              beside
+            <th scope="col" title="Diverged trials are in neither denominator; crashes and timeouts count as failures">
+              diverged, crashed, timed out
             </th>
           </tr>
         </thead>
@@ -307,8 +314,28 @@ function TrialsTable({ trials }: { trials: TrialSummary[] }) {
                 <td className="num mono">{t.trial}</td>
                 <td>
                   <span className={`xp-outcome tone-${outcomeTone(t.outcome)}`}>{t.outcome}</span>
+                  {t.edit_applied === false && (
+                    <span className="badge badge-warn" data-testid="edit-not-applied" title="The pipeline never consumed the edit in this trial: it tested nothing.">
+                      edit not applied
+                    </span>
+                  )}
                 </td>
-                <td className="xp-detail">{t.detail ? <TraceText text={t.detail} truncateAt={160} /> : <span className="muted">—</span>}</td>
+                <td className="xp-detail">
+                  {t.detail ? <TraceText text={t.detail} truncateAt={160} /> : <span className="muted">—</span>}
+                  {t.stderr_tail && (
+                    <details className="xp-stderr" data-testid="trial-stderr" onClick={(ev) => ev.stopPropagation()}>
+                      <summary>last lines of stderr</summary>
+                      <pre>
+                        <TraceText text={t.stderr_tail} truncateAt={4000} />
+                      </pre>
+                      {t.log_file && (
+                        <div className="muted small mono">
+                          full log: <TraceText text={t.log_file} truncateAt={400} />
+                        </div>
+                      )}
+                    </details>
+                  )}
+                </td>
                 <td className="num mono">{formatDuration(t.duration_ms)}</td>
                 <td className="num mono">{t.tokens ? formatTokens(t.tokens) : '—'}</td>
                 <td>
@@ -323,7 +350,7 @@ function TrialsTable({ trials }: { trials: TrialSummary[] }) {
                         act(openForkedRun, t.run_id);
                       }}
                     >
-                      {t.run_id.slice(-12)} →
+                      <RunId id={t.run_id} /> →
                     </button>
                   ) : (
                     <span className="muted">—</span>

@@ -17,6 +17,7 @@ function arm(passed: number, trials: number): ArmSummary {
     cost_usd: 0,
     duration_ms: 0,
     calls: 0,
+    edit_not_applied: 0,
   };
 }
 
@@ -43,6 +44,8 @@ function experiment(t: ArmSummary, c: ArmSummary, p: number, status: ExperimentS
     crashed: 0,
     timeouts: 0,
     saved: { calls: 0, tokens: 0 },
+    edit_not_applied: t.edit_not_applied + c.edit_not_applied,
+    warnings: [],
     small_n: true,
     estimate: null,
     created_at: 0,
@@ -82,6 +85,11 @@ describe('experiment numbers as they read on screen', () => {
 
   it('an edit that changed nothing says so', () => {
     expect(findingSentence(experiment(arm(0, 8), arm(0, 8), 1))).toMatch(/^The edit made no difference/);
+  });
+
+  it('0/5 against 0/5 after an edit the pipeline never consumed is not read as "no difference"', () => {
+    const notApplied = { ...arm(0, 5), edit_not_applied: 5 };
+    expect(findingSentence(experiment(notApplied, arm(0, 5), 1))).toMatch(/^The edit was never applied/);
   });
 
   it('before both arms have a judged trial there is no comparison yet', () => {

@@ -96,6 +96,8 @@ export function findingSentence(e: ExperimentSummary): string {
     return e.status === 'running' ? 'Waiting for judged trials in both arms.' : 'No comparison: an arm has no judged trial.';
   }
   const rates = `${formatPercent(t.rate)} with the edit against ${formatPercent(c.rate)} without it`;
+  // An edit nobody consumed tested nothing: say that, not "no difference".
+  if (t.edit_not_applied > 0 && t.edit_not_applied >= t.trials) return `The edit was never applied (the pipeline did not consume it), so this says nothing about it: ${rates}.`;
   if (e.effect === null || e.effect === 0) return `The edit made no difference: ${rates}.`;
   const direction = e.effect > 0 ? 'raised' : 'lowered';
   if (e.p_value < 0.05) return `The edit ${direction} the success rate: ${rates} (p = ${formatP(e.p_value)}).`;
