@@ -96,7 +96,12 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     const cached = cache.read(runId, hash, updated_at);
     if (cached) return JSON.parse(cached) as BlameResult;
     const result = compute(runId);
-    cache.write(runId, hash, updated_at, { healthy: result.healthy, blameScore: blameScoreOf(result), result: JSON.stringify(result) });
+    cache.write(runId, hash, updated_at, {
+      healthy: result.healthy,
+      blameScore: blameScoreOf(result),
+      detection: result.detection?.status ?? null,
+      result: JSON.stringify(result),
+    });
     return result;
   };
 

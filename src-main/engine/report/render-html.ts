@@ -17,7 +17,7 @@ th{background:#f3f5f9}.bad{color:#b42318}.ok{color:#067647}.muted{color:#667085}
 .card.co{border-color:#f79009;background:#fffcf5}.healthy{border-color:#12b76a;background:#f6fef9}
 blockquote{margin:.4rem 0;padding:.3rem .6rem;border-left:3px solid #98a2b3;background:#f9fafb;white-space:pre-wrap;word-break:break-word;font-family:ui-monospace,Menlo,monospace;font-size:12px}
 .tree div{white-space:nowrap;font-family:ui-monospace,Menlo,monospace;font-size:12px}
-.role{font-weight:600;padding:0 4px;border-radius:3px}.role-blamed{background:#fee4e2}.role-symptom{background:#fef0c7}.role-recovered{background:#d1fadf}.role-co-blamed{background:#fdead7}
+.role{font-weight:600;padding:0 4px;border-radius:3px}.role-blamed{background:#fee4e2}.role-symptom{background:#fef0c7}.role-recovered{background:#d1fadf}.role-co-blamed{background:#fdead7}.role-suspect{background:#f2f4f7}
 `;
 
 function blamedCard(b: BlamedStep, title: string, co = false): string {
@@ -77,6 +77,7 @@ export function renderHtml(m: ReportModel): string {
   parts.push(`<h1>Traceback report: run ${h(run.run_id)}</h1>`);
   parts.push(`<table><tbody>
 <tr><th>Pipeline</th><td>${h(run.pipeline)}</td></tr>
+<tr><th>State</th><td>${h(m.state.label)}: ${h(clip(m.state.reason, 500))}</td></tr>
 <tr><th>Status</th><td>${h(run.status)}</td></tr>
 <tr><th>Verdict</th><td>${run.verdict ? `${run.verdict.pass ? '<span class="ok">pass</span>' : '<span class="bad">fail</span>'}${run.verdict.detail ? ` — ${h(clip(run.verdict.detail, 500))}` : ''}` : 'none recorded'}</td></tr>
 <tr><th>Started</th><td>${h(fmtTime(run.started_at))}</td></tr>
@@ -84,7 +85,11 @@ export function renderHtml(m: ReportModel): string {
 <tr><th>Steps</th><td>${m.detail.steps.length}</td></tr></tbody></table>`);
   parts.push('<h2>Blame</h2>');
   if (b.healthy) {
-    parts.push('<div class="card healthy"><p>The run is healthy: no step is blamed.</p></div>');
+    parts.push(
+      m.state.state === 'healthy'
+        ? '<div class="card healthy"><p>The run is healthy: no step is blamed.</p></div>'
+        : `<div class="card co"><p>The run is ${h(m.state.label)}: ${h(m.state.reason)} No step is blamed.</p></div>`,
+    );
   } else {
     parts.push(`<p><b>Failure:</b> ${h(b.failure?.description ?? 'unknown')}</p>`);
     parts.push(b.blamed[0] ? blamedCard(b.blamed[0], 'Blamed step') : '<p>No step could be blamed with evidence.</p>');

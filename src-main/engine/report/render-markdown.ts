@@ -29,6 +29,7 @@ export function renderMarkdown(m: ReportModel): string {
   out.push(`# Traceback report: run ${md(run.run_id)}`, '');
   out.push('| | |', '|---|---|');
   out.push(`| Pipeline | ${md(run.pipeline)} |`);
+  out.push(`| State | ${m.state.label}: ${md(clip(m.state.reason, 300))} |`);
   out.push(`| Status | ${run.status} |`);
   out.push(`| Verdict | ${run.verdict ? `${run.verdict.pass ? 'pass' : 'fail'}${run.verdict.detail ? ` — ${md(clip(run.verdict.detail, 300))}` : ''}` : 'none recorded'} |`);
   out.push(`| Started | ${fmtTime(run.started_at)} |`);
@@ -37,7 +38,7 @@ export function renderMarkdown(m: ReportModel): string {
 
   out.push('## Blame', '');
   if (b.healthy) {
-    out.push('The run is healthy: no step is blamed.', '');
+    out.push(m.state.state === 'healthy' ? 'The run is healthy: no step is blamed.' : `The run is ${m.state.label}: ${md(m.state.reason)} No step is blamed.`, '');
   } else {
     out.push(`**Failure:** ${md(b.failure?.description ?? 'unknown')}`, '');
     if (b.blamed[0]) out.push(...blamedSection(b.blamed[0], 'Blamed step'));

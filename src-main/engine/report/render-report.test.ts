@@ -60,6 +60,18 @@ describe('reports', () => {
     expect(doc.tree).toHaveLength(2);
   });
 
+  it('a run that ended "ok" but failed its check reads failed in the report, as in the app, and runner-ups are suspects, never co-blamed', () => {
+    const { d, blame } = hostileRun();
+    expect(d.run.status).toBe('ok');
+    const doc = JSON.parse(renderReport(d, blame, 'json'));
+    expect(doc.run.state).toMatchObject({ state: 'failed', basis: 'detected' });
+    expect(renderReport(d, blame, 'md')).toMatch(/\| State \| failed: /);
+    const asserted = blameRun(d, { settings: DEFAULT_SETTINGS, toolStats: {}, asserted: true });
+    const roles = JSON.parse(renderReport(d, asserted, 'json')).tree.map((r: { role: string | null }) => r.role);
+    expect(roles).toContain('blamed');
+    if (asserted.co_blamed.length === 0) expect(roles).not.toContain('co-blamed');
+  });
+
   it('a healthy run says so and names no step', () => {
     const b = new TraceBuilder({ input: { q: 'capital of France?' } });
     b.step('answer', 'llm', { input: 'capital of France?', output: 'Paris.' });

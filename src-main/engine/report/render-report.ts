@@ -19,6 +19,7 @@ export function renderReport(detail: RunDetail, blame: BlameResult, format: Repo
         run_id: run.run_id,
         pipeline: run.pipeline,
         status: run.status,
+        state: m.state,
         verdict: run.verdict,
         started_at: run.started_at,
         duration_ms: run.duration_ms,

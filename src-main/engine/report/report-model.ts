@@ -4,28 +4,27 @@
  */
 import type { BlameResult, StepHealth } from '../../../src-shared/analysis';
 import type { RunDetail, Step } from '../../../src-shared/model';
+import { runState, stepRoles, type RunState, type StepRole } from '../../../src-shared/run-state';
 
 interface TreeRow {
   depth: number;
   step: Step;
   health: StepHealth | undefined;
-  role: 'blamed' | 'co-blamed' | 'symptom' | 'recovered' | null;
+  role: StepRole | null;
 }
 
 export interface ReportModel {
   detail: RunDetail;
   blame: BlameResult;
+  /** The run's state by the rule every view uses (src-shared/run-state.ts). */
+  state: RunState;
   tree: TreeRow[];
   lineage: { step_id: string; name: string }[];
 }
 
 export function buildReportModel(detail: RunDetail, blame: BlameResult): ReportModel {
   const health = new Map(blame.step_scores.map((h) => [h.step_id, h]));
-  const role = new Map<string, TreeRow['role']>();
-  for (const r of blame.recovered ?? []) role.set(r.step_id, 'recovered');
-  for (const s of blame.symptoms) role.set(s.step_id, 'symptom');
-  for (const c of blame.co_blamed) role.set(c.step_id, 'co-blamed');
-  if (blame.blamed[0]) role.set(blame.blamed[0].step_id, 'blamed');
+  const role = stepRoles(blame);
   const ids = new Set(detail.steps.map((s) => s.step_id));
   const children = new Map<string | null, Step[]>();
   for (const s of detail.steps) {
@@ -49,7 +48,7 @@ export function buildReportModel(detail: RunDetail, blame: BlameResult): ReportM
   for (const s of detail.steps) if (!seen.has(s.step_id)) tree.push({ depth: 0, step: s, health: health.get(s.step_id), role: role.get(s.step_id) ?? null });
   const byId = new Map(detail.steps.map((s) => [s.step_id, s]));
   const lineage = blame.lineage_path.map((id) => ({ step_id: id, name: byId.get(id)?.name ?? id }));
-  return { detail, blame, tree, lineage };
+  return { detail, blame, state: runState({ ...detail.run, steps: detail.steps.length }, blame), tree, lineage };
 }
 
 export function fmtScore(x: number | null | undefined): string {

@@ -8,6 +8,8 @@ import type { Db } from './open-database';
 interface BlameCacheEntry {
   healthy: boolean;
   blameScore: number;
+  /** The failure detector's answer, for the runs list (src-shared/run-state.ts). */
+  detection: 'failed' | 'healthy' | 'unknown' | null;
   /** The BlameResult as JSON. */
   result: string;
 }
@@ -22,16 +24,17 @@ export interface BlameCache {
 export function openBlameCache(db: Db): BlameCache {
   const readCached = db.prepare('SELECT result FROM blame_results WHERE run_id = ? AND settings_hash = ? AND run_updated = ?');
   const writeCached = db.prepare(
-    `INSERT INTO blame_results (run_id, settings_hash, run_updated, healthy, blame_score, result, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO blame_results (run_id, settings_hash, run_updated, healthy, blame_score, result, computed_at, detection) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(run_id) DO UPDATE SET settings_hash = excluded.settings_hash, run_updated = excluded.run_updated,
-       healthy = excluded.healthy, blame_score = excluded.blame_score, result = excluded.result, computed_at = excluded.computed_at`,
+       healthy = excluded.healthy, blame_score = excluded.blame_score, result = excluded.result, computed_at = excluded.computed_at,
+       detection = excluded.detection`,
   );
   const runState = db.prepare('SELECT updated_at, status FROM runs WHERE run_id = ?');
   return {
     runState: (runId) => runState.get(runId) as { updated_at: number; status: string } | undefined,
     read: (runId, settingsHash, runUpdated) => (readCached.get(runId, settingsHash, runUpdated) as { result: string } | undefined)?.result,
     write: (runId, settingsHash, runUpdated, e) => {
-      writeCached.run(runId, settingsHash, runUpdated, e.healthy ? 1 : 0, e.blameScore, e.result, Date.now());
+      writeCached.run(runId, settingsHash, runUpdated, e.healthy ? 1 : 0, e.blameScore, e.result, Date.now(), e.detection);
     },
   };
 }

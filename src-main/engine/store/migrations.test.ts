@@ -42,6 +42,21 @@ describe('database migrations', () => {
     expect(db.prepare('SELECT COUNT(*) AS n FROM failure_motifs').get()).toEqual({ n: 0 });
   });
 
+  it('0007 gives stored blame results the detector answer they hold, so the runs list can show "possibly failed"', () => {
+    const db = new Database(':memory:') as Db;
+    migrate(db, MIGRATIONS.slice(0, 6));
+    db.prepare("INSERT INTO runs (run_id, pipeline, status, started_at, imported_at, updated_at) VALUES ('r1', 'p', 'ok', 1, 1, 1), ('r2', 'p', 'ok', 1, 1, 1)").run();
+    const insert = db.prepare('INSERT INTO blame_results (run_id, settings_hash, run_updated, healthy, blame_score, result, computed_at) VALUES (?, ?, 1, 1, 0, ?, 1)');
+    insert.run('r1', 'h', JSON.stringify({ healthy: true, detection: { status: 'unknown' } }));
+    insert.run('r2', 'h', JSON.stringify({ healthy: true }));
+    migrate(db, MIGRATIONS.slice(0, 7));
+    expect(schemaVersion(db)).toBe(7);
+    expect(db.prepare('SELECT run_id, detection FROM blame_results ORDER BY run_id').all()).toEqual([
+      { run_id: 'r1', detection: 'unknown' },
+      { run_id: 'r2', detection: null },
+    ]);
+  });
+
   it('a database written by a newer Traceback is refused with a clear message', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-mig-'));
     const file = path.join(dir, 'traces.db');

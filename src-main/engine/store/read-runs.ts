@@ -15,7 +15,7 @@ import { PROBLEM_CONCERNS_RUN } from './import-files';
 export const LIST_RUNS_SQL = `
 SELECT r.run_id, r.pipeline, r.status, r.started_at, r.ended_at, r.verdict, r.source_format, r.provenance, r.updated_at,
        (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,
-       b.blame_score, b.healthy,
+       b.blame_score, b.healthy, b.detection,
        EXISTS (SELECT 1 FROM run_assertions a WHERE a.run_id = r.run_id AND a.failed = 1) AS asserted,
        (SELECT COUNT(*) FROM import_errors e WHERE e.level = 'error' AND ${PROBLEM_CONCERNS_RUN}) AS import_errors,
        (SELECT COUNT(*) FROM import_errors e WHERE e.level = 'warning' AND ${PROBLEM_CONCERNS_RUN}) AS import_warnings
@@ -28,7 +28,7 @@ WHERE (@pipeline IS NULL OR r.pipeline = @pipeline)
   AND (@filter = 'all'
        OR (@filter = 'failed' AND (r.status = 'error' OR json_extract(r.verdict, '$.pass') = 0 OR b.healthy = 0))
        OR (@filter = 'blamed' AND b.healthy = 0)
-       OR (@filter = 'healthy' AND b.healthy = 1)
+       OR (@filter = 'healthy' AND b.healthy = 1 AND coalesce(b.detection, 'healthy') = 'healthy')
        OR (@filter = 'running' AND r.status = 'running' AND r.updated_at >= @running_since)
        OR (@filter = 'forked' AND r.provenance IS NOT NULL)
        OR (@filter = 'imported' AND r.source_format <> 'native'))
@@ -50,6 +50,7 @@ interface ListRow {
   steps: number;
   blame_score: number | null;
   healthy: number | null;
+  detection: RunSummary['detection'];
   asserted: number;
   import_errors: number;
   import_warnings: number;
@@ -89,6 +90,7 @@ export function listRuns(db: ReadableDb, q: ListRunsQuery = {}, now = Date.now()
     forked: r.provenance !== null,
     blame_score: r.blame_score,
     healthy: r.healthy === null ? null : r.healthy === 1,
+    detection: r.detection ?? null,
     asserted: r.asserted === 1,
     import_problems: { errors: r.import_errors, warnings: r.import_warnings },
   }));

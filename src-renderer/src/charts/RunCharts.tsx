@@ -2,6 +2,7 @@ import { Bar, BarChart, CartesianGrid, Cell, ResponsiveContainer, Tooltip, XAxis
 import { useMemo } from 'react';
 import type { BlameResult } from '../../../src-shared/analysis';
 import type { Step } from '../../../src-shared/model';
+import { stepRoles } from '../../../src-shared/run-state';
 import { act, selectStep } from '../state/ui-store';
 import { formatDuration } from '../text/format';
 import { revealControls } from '../text/visible-controls';
@@ -28,15 +29,21 @@ export function RunCharts({ steps, blame }: { steps: Step[]; blame: BlameResult 
         .map((s) => ({ id: s.step_id, name: label(`${s.name} #${s.index}`), ms: s.duration_ms ?? 0, error: s.status === 'error' })),
     [steps],
   );
-  const scores = useMemo(
-    () =>
-      (blame?.step_scores ?? [])
-        .filter((s) => s.score !== null)
-        .sort((a, b) => (a.score ?? 0) - (b.score ?? 0))
-        .slice(0, MAX_BARS)
-        .map((s) => ({ id: s.step_id, name: label(`${s.name} #${s.index}`), score: s.score ?? 0 })),
-    [blame],
-  );
+  // Blamed steps lead and are drawn red whatever their scorers said: on a failed run whose checks all
+  // passed, an all-green chart contradicted the blame panel.
+  const roles = useMemo(() => stepRoles(blame), [blame]);
+  const scores = useMemo(() => {
+    const rank = (id: string) => (roles.get(id) === 'blamed' ? 0 : roles.get(id) === 'co-blamed' ? 1 : 2);
+    return (blame?.step_scores ?? [])
+      .filter((s) => s.score !== null || rank(s.step_id) < 2)
+      .sort((a, b) => rank(a.step_id) - rank(b.step_id) || (a.score ?? 0) - (b.score ?? 0))
+      .slice(0, MAX_BARS)
+      .map((s) => {
+        const role = roles.get(s.step_id);
+        const blamed = role === 'blamed' || role === 'co-blamed';
+        return { id: s.step_id, name: label(`${blamed ? `[${role}] ` : ''}${s.name} #${s.index}`), score: s.score ?? 0, role: blamed ? role : null };
+      });
+  }, [blame, roles]);
   const tick = { fill: c.muted, fontSize: 11 };
   return (
     <div className="charts-grid">
@@ -64,7 +71,7 @@ export function RunCharts({ steps, blame }: { steps: Step[]; blame: BlameResult 
       </figure>
       <figure className="chart-card" data-testid="chart-scores">
         <figcaption>
-          Step health scores <span className="muted">(lowest first; 0 = certainly bad)</span>
+          Step health scores <span className="muted">(blamed steps first, in red; then lowest first; 0 = certainly bad)</span>
         </figcaption>
         {scores.length === 0 ? (
           <div className="muted pad">{blame ? 'No step was scored.' : 'Scoring…'}</div>
@@ -77,7 +84,7 @@ export function RunCharts({ steps, blame }: { steps: Step[]; blame: BlameResult 
               <Tooltip formatter={(v) => Number(v).toFixed(2)} contentStyle={{ background: c.panel, borderColor: c.grid, color: c.fg }} cursor={{ fill: c.grid, opacity: 0.3 }} />
               <Bar dataKey="score" name="score" isAnimationActive={false} onClick={(d) => act(selectStep, (d as unknown as { id: string }).id)}>
                 {scores.map((d) => (
-                  <Cell key={d.id} fill={d.score < 0.5 ? c.bad : d.score < 0.8 ? c.warn : c.good} cursor="pointer" />
+                  <Cell key={d.id} fill={d.role === 'blamed' || d.score < 0.5 ? c.bad : d.role === 'co-blamed' || d.score < 0.8 ? c.warn : c.good} cursor="pointer" />
                 ))}
               </Bar>
             </BarChart>

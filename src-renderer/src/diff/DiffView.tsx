@@ -1,12 +1,15 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { DiffResult, DiffRow } from '../../../src-shared/analysis';
 import type { Step } from '../../../src-shared/model';
 import { useEngineQuery } from '../api/use-engine-query';
 import { ErrorNote } from '../common/ErrorNote';
 import { JsonView } from '../common/JsonView';
 import { TraceText } from '../common/TraceText';
-import { runHealth } from '../runs/run-health';
+import { runState } from '../../../src-shared/run-state';
+import { RunId } from '../common/RunId';
+import { useShortRunId } from '../runs/use-short-ids';
+import { inputsDiffer, openingKey } from './diff-order';
 import type { Route } from '../state/route';
 import { act, openDiff, openRun, selectDiffRow } from '../state/ui-store';
 import { formatDelta, formatScore, formatTime } from '../text/format';
@@ -19,6 +22,7 @@ export function DiffView({ route }: { route: Extract<Route, { view: 'diff' }> })
   const { runA, runB } = route;
   const diff = useEngineQuery('diffRuns', runA && runB ? { runA, runB } : null);
   const options = useMemo(() => [...(runs.data ?? [])].sort((a, b) => b.started_at - a.started_at), [runs.data]);
+  const shortRunId = useShortRunId();
 
   const picker = (side: 'a' | 'b', value: string | null) => (
     <label className="field">
@@ -32,7 +36,7 @@ export function DiffView({ route }: { route: Extract<Route, { view: 'diff' }> })
         {value && !options.some((r) => r.run_id === value) && <option value={value}>{value}</option>}
         {options.map((r) => (
           <option key={r.run_id} value={r.run_id}>
-            {r.pipeline.slice(0, 40)} · {r.run_id.slice(0, 8)} · {formatTime(r.started_at)} · {runHealth(r)}
+            {r.pipeline.slice(0, 40)} · {shortRunId(r.run_id)} · {formatTime(r.started_at)} · {runState(r).label}
           </option>
         ))}
       </select>
@@ -44,8 +48,8 @@ export function DiffView({ route }: { route: Extract<Route, { view: 'diff' }> })
       <div className="toolbar">
         <h2 className="view-title">Compare runs</h2>
         {picker('a', runA)}
-        <button type="button" className="button ghost" title="Swap A and B" onClick={() => act(openDiff, runB, runA)} disabled={!runA && !runB}>
-          ⇄
+        <button type="button" className="button ghost" title="Swap the baseline (A) and the candidate (B)" onClick={() => act(openDiff, runB, runA)} disabled={!runA && !runB}>
+          ⇄ swap
         </button>
         {picker('b', runB)}
       </div>
@@ -58,12 +62,47 @@ export function DiffView({ route }: { route: Extract<Route, { view: 'diff' }> })
 
 function DiffBody({ diff, selectedKey }: { diff: DiffResult; selectedKey: string | null }) {
   const scrollRef = useRef<HTMLDivElement>(null);
-  const rows = diff.rows;
+  const [changedOnly, setChangedOnly] = useState(false);
+  const rows = useMemo(() => (changedOnly ? diff.rows.filter((r) => r.change !== 'same' || (r.delta !== null && Math.abs(r.delta) >= 0.005)) : diff.rows), [diff.rows, changedOnly]);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
-  const focusKey = selectedKey ?? diff.step?.key ?? null;
-  const chosen = rows.find((r) => r.key === focusKey) ?? null;
+  const focusKey = openingKey(diff, selectedKey);
+  const chosen = diff.rows.find((r) => r.key === focusKey) ?? null;
+  const focusIndex = rows.findIndex((r) => r.key === focusKey);
+  // Open where the runs part (the regressed step, else the first divergence), not at row 0; later
+  // selections only scroll when the row is out of view.
+  const opened = useRef<string | null>(null);
+  useEffect(() => {
+    if (focusIndex < 0) return;
+    const pair = `${diff.run_a}|${diff.run_b}`;
+    virtualizer.scrollToIndex(focusIndex, { align: opened.current === pair ? 'auto' : 'center' });
+    opened.current = pair;
+  }, [focusIndex, virtualizer, diff.run_a, diff.run_b]);
+  const a = useEngineQuery('getRun', { runId: diff.run_a });
+  const b = useEngineQuery('getRun', { runId: diff.run_b });
+  const differentInputs = a.data && b.data ? inputsDiffer(a.data.run.input, b.data.run.input) : null;
+  const nChanged = diff.rows.filter((r) => r.change !== 'same').length;
   return (
     <div className="diff-body">
+      <div className="diff-heads">
+        <span>
+          <span className="side-tag">A · baseline</span> <RunId id={diff.run_a} copy />
+        </span>
+        <span>
+          <span className="side-tag">B · candidate</span> <RunId id={diff.run_b} copy />
+        </span>
+        <span className="toolbar-spacer" />
+        <label className="check-field">
+          <input type="checkbox" checked={changedOnly} onChange={(e) => setChangedOnly(e.target.checked)} /> changed only{' '}
+          <span className="muted">
+            ({nChanged} of {diff.rows.length})
+          </span>
+        </label>
+      </div>
+      {differentInputs && (
+        <div className="verdict-banner unknown" role="note" data-testid="diff-inputs-differ">
+          <strong>The two runs were given different inputs.</strong> Differences below may come from the input, not from a change to the pipeline.
+        </div>
+      )}
       <div className={`verdict-banner diff-${diff.verdict}`} data-testid="diff-verdict">
         <strong>{diff.verdict === 'regression' ? 'Regression' : diff.verdict === 'improvement' ? 'Improvement' : 'No significant change'}</strong>
         {diff.step && (
@@ -118,7 +157,7 @@ function DiffBody({ diff, selectedKey }: { diff: DiffResult; selectedKey: string
                     <span role="cell" className={`num mono delta ${deltaClass(row.delta)}`}>
                       {formatDelta(row.delta)}
                     </span>
-                    <span role="cell">
+                    <span role="cell" className="diff-badges">
                       <span className={`badge change-badge-${row.change}`}>{row.change}</span>
                       {regressed && <span className={`badge verdict-badge-${diff.verdict}`}>{diff.verdict}</span>}
                     </span>
@@ -192,8 +231,8 @@ function StepTexts({ label, runId, step, other, loading }: { label: string; runI
     <div className="side-column">
       <div className="side-label">
         {label}{' '}
-        <button type="button" className="link-button mono" onClick={() => act(openRun, runId, step?.step_id ?? null)}>
-          {runId.slice(0, 8)}
+        <button type="button" className="link-button" title={`Open run ${runId}`} onClick={() => act(openRun, runId, step?.step_id ?? null)}>
+          <RunId id={runId} />
         </button>
       </div>
       {loading ? (

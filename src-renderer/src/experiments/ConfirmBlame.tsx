@@ -8,7 +8,9 @@ import { useEngineQuery } from '../api/use-engine-query';
 import { ErrorNote } from '../common/ErrorNote';
 import { TraceText } from '../common/TraceText';
 import { act, selectStep } from '../state/ui-store';
-import { formatTime, shortId } from '../text/format';
+import { formatTime } from '../text/format';
+import { RunId } from '../common/RunId';
+import { useShortRunId } from '../runs/use-short-ids';
 import { commandLine, hasEntry } from './command-text';
 import { armsLine, formatEffect, formatP } from './experiment-format';
 import { openExperiment } from './experiment-routes';
@@ -40,6 +42,7 @@ export function ConfirmBlame({ run, nameOf, probe }: { run: Run; nameOf: (stepId
   // Approval is of the exact command the engine shows (escaped, one line) and the run's content now: its hash.
   const [approvedSha, setApprovedSha] = useState<string | null>(null);
   const runs = useEngineQuery('listRuns', { pipeline: run.pipeline, limit: 2000 });
+  const shortRunId = useShortRunId();
   const passing = useMemo(
     () => (runs.data ?? []).filter((r) => r.verdict?.pass && !r.forked && r.run_id !== run.run_id).sort((a, b) => b.started_at - a.started_at),
     [runs.data, run.run_id],
@@ -74,7 +77,7 @@ export function ConfirmBlame({ run, nameOf, probe }: { run: Run; nameOf: (stepId
                 <option value="">{passing.length ? 'newest passing run' : 'no passing run of this pipeline'}</option>
                 {passing.map((r) => (
                   <option key={r.run_id} value={r.run_id}>
-                    {shortId(r.run_id)} · {formatTime(r.started_at)}
+                    {shortRunId(r.run_id)} · {formatTime(r.started_at)}
                   </option>
                 ))}
               </select>
@@ -231,7 +234,7 @@ function ConfirmationResult({
         </tbody>
       </table>
       <div className="muted small">
-        outputs copied from run <span className="mono">{shortId(reference)}</span>; ranked by measured effect
+        outputs copied from run <RunId id={reference} />; ranked by measured effect
       </div>
     </div>
   );

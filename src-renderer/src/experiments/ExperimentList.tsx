@@ -1,7 +1,8 @@
 import type { ExperimentSummary } from '../../../src-shared/experiments';
 import { TraceText } from '../common/TraceText';
 import { act } from '../state/ui-store';
-import { formatTime, shortId } from '../text/format';
+import { formatTime } from '../text/format';
+import { RunId } from '../common/RunId';
 import { formatEffect, formatP, formatSplit, STATUS_LABEL, statusTone } from './experiment-format';
 import { openExperiment } from './experiment-routes';
 import './experiments.css';
@@ -57,7 +58,7 @@ export function ExperimentList({ experiments, showRun = false }: { experiments: 
               </td>
               {showRun && (
                 <td className="mono small">
-                  <TraceText text={e.pipeline} truncateAt={40} /> <span className="muted">{shortId(e.run_id)}</span>
+                  <TraceText text={e.pipeline} truncateAt={40} /> <RunId id={e.run_id} className="muted" />
                 </td>
               )}
               <td className="num mono">

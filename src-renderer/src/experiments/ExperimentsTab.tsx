@@ -8,7 +8,7 @@ import { hasEntry } from './command-text';
 import { ExperimentList } from './ExperimentList';
 import { ExperimentScoreboard } from './ExperimentScoreboard';
 import { closeExperiment, openExperimentsList } from './experiment-routes';
-import { actExperiments, openForkEditor, useExperimentUi } from './experiment-ui';
+import { actExperiments, closeForkEditor, openForkEditor, useExperimentUi } from './experiment-ui';
 import { ForkEditor } from './ForkEditor';
 import { useLiveExperimentList } from './use-experiment-events';
 import './experiments.css';
@@ -21,7 +21,15 @@ export function ExperimentsTab({ detail, route }: { detail: RunDetail; route: Ex
 
   if (forkStep) {
     return (
-      <div className="scroll xp-tab">
+      <div
+        className="scroll xp-tab"
+        onKeyDown={(e) => {
+          // Escape closes the editor (its draft is kept); a field that handles Escape itself marks the event.
+          if (e.key !== 'Escape' || e.defaultPrevented) return;
+          e.preventDefault();
+          actExperiments(closeForkEditor);
+        }}
+      >
         <ForkEditor key={forkStep.step_id} run={run} step={forkStep} steps={detail.steps} />
       </div>
     );

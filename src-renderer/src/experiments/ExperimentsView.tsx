@@ -3,7 +3,7 @@ import { useEngineQuery } from '../api/use-engine-query';
 import { ErrorNote } from '../common/ErrorNote';
 import type { Route } from '../state/route';
 import { act } from '../state/ui-store';
-import { shortId } from '../text/format';
+import { useShortRunId } from '../runs/use-short-ids';
 import { ExperimentList } from './ExperimentList';
 import { openExperimentsList } from './experiment-routes';
 import { useLiveExperimentList } from './use-experiment-events';
@@ -29,6 +29,7 @@ export function ExperimentsView({ route }: { route: Extract<Route, { view: 'expe
   }, [all.data]);
 
   const shown = route.runId ? filtered : all;
+  const shortRunId = useShortRunId();
   return (
     <div className="runs-view" data-testid="experiments-view">
       <div className="toolbar">
@@ -37,10 +38,10 @@ export function ExperimentsView({ route }: { route: Extract<Route, { view: 'expe
           <span>Source run</span>
           <select value={route.runId ?? ''} onChange={(e) => act(openExperimentsList, e.target.value || null)} aria-label="Filter experiments by source run">
             <option value="">all runs ({all.data?.length ?? 0} experiments)</option>
-            {route.runId && !runs.some(([id]) => id === route.runId) && <option value={route.runId}>{shortId(route.runId)}</option>}
+            {route.runId && !runs.some(([id]) => id === route.runId) && <option value={route.runId}>{shortRunId(route.runId)}</option>}
             {runs.map(([id, r]) => (
               <option key={id} value={id}>
-                {r.pipeline} · {shortId(id)} ({r.count})
+                {r.pipeline} · {shortRunId(id)} ({r.count})
               </option>
             ))}
           </select>

@@ -1,7 +1,7 @@
 import type { Run } from '../../../src-shared/model';
 import { TraceText } from '../common/TraceText';
 import { act } from '../state/ui-store';
-import { shortId } from '../text/format';
+import { RunId } from '../common/RunId';
 import { openExperiment, openForkedRun } from './experiment-routes';
 import './experiments.css';
 
@@ -15,7 +15,7 @@ export function ForkProvenanceBanner({ run }: { run: Run }) {
       <span>
         Forked run: <strong>{p.arm}</strong>
         {p.trial !== undefined && <> trial {p.trial}</>} of experiment <span className="mono">{p.experiment_id}</span>, forked at{' '}
-        <span className="mono">{p.fork_step_key}</span> of run <span className="mono">{shortId(p.source_run_id)}</span>.
+        <span className="mono">{p.fork_step_key}</span> of run <RunId id={p.source_run_id} />.
         {p.diverged && (
           <>
             {' '}

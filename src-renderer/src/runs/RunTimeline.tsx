@@ -3,8 +3,9 @@ import { useMemo, useRef } from 'react';
 import type { RunSummary } from '../../../src-shared/model';
 import { TraceText } from '../common/TraceText';
 import { act, openRun } from '../state/ui-store';
-import { formatDuration, formatTime, shortId } from '../text/format';
-import { runHealth } from './run-health';
+import { formatDuration, formatTime } from '../text/format';
+import { runState } from '../../../src-shared/run-state';
+import { useShortRunId } from './use-short-ids';
 import { timelineRows } from './sort-runs';
 
 const ROW_HEIGHT = 24;
@@ -15,6 +16,7 @@ export function RunTimeline({ runs }: { runs: RunSummary[] }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const { rows, start, end } = useMemo(() => timelineRows(runs), [runs]);
   const span = end - start;
+  const shortRunId = useShortRunId();
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
@@ -49,11 +51,11 @@ export function RunTimeline({ runs }: { runs: RunSummary[] }) {
             const run = row.run;
             const left = ((run.started_at - start) / span) * 100;
             const width = Math.max(((run.duration_ms ?? 0) / span) * 100, 0.25);
-            const health = runHealth(run);
+            const health = runState(run).state;
             return (
               <div key={run.run_id} className="timeline-row" style={style} data-run-id={run.run_id} onClick={() => act(openRun, run.run_id)}>
                 <span className="timeline-label-col mono" title={run.run_id}>
-                  {shortId(run.run_id)} <span className="muted">{formatDuration(run.duration_ms)}</span>
+                  {shortRunId(run.run_id)} <span className="muted">{formatDuration(run.duration_ms)}</span>
                 </span>
                 <span className="timeline-track">
                   <span

@@ -4,9 +4,12 @@ import { useEngineQuery } from '../api/use-engine-query';
 import { RUN_SORTS, type Route, type RunSort } from '../state/route';
 import { act, openDiff, setRunsQuery, useUi } from '../state/ui-store';
 import { ImportErrorsBanner } from './ImportErrorsBanner';
+import { EmptyRuns } from './EmptyRuns';
 import { RunList } from './RunList';
 import { RunTimeline } from './RunTimeline';
 import { sortRuns } from './sort-runs';
+import { baselineFirst } from '../diff/diff-order';
+import type { RunSummary } from '../../../src-shared/model';
 import { ErrorNote } from '../common/ErrorNote';
 
 const FILTER_LABELS: [RunFilter, string][] = [
@@ -85,7 +88,7 @@ export function RunsView({ route }: { route: Extract<Route, { view: 'runs' }> })
           className="button primary"
           disabled={comparePick.length !== 2}
           title={comparePick.length === 2 ? 'Compare the two ticked runs' : 'Tick two runs to compare them'}
-          onClick={() => act(openDiff, comparePick[0], comparePick[1])}
+          onClick={() => act(openDiff, ...comparePair(comparePick, runs.data ?? []))}
         >
           Compare {comparePick.length}/2
         </button>
@@ -93,11 +96,7 @@ export function RunsView({ route }: { route: Extract<Route, { view: 'runs' }> })
       <ImportErrorsBanner />
       {runs.error && <ErrorNote error={runs.error} />}
       {runs.data && sorted.length === 0 && (
-        <div className="empty">
-          {route.filter === 'all' && !route.search
-            ? 'No runs yet. Record one with the SDK (it writes to the inbox), or run `tb demo`.'
-            : 'No run matches these filters.'}
-        </div>
+        route.filter === 'all' && !route.search && !route.pipeline ? <EmptyRuns /> : <div className="empty">No run matches these filters.</div>
       )}
       {sorted.length > 0 && (route.mode === 'list' ? <RunList runs={sorted} /> : <RunTimeline runs={sorted} />)}
     </div>
@@ -123,4 +122,10 @@ function SearchBox({ value, onChange }: { value: string; onChange: (v: string) =
       onChange={(e) => setText(e.target.value)}
     />
   );
+}
+
+/** The ticked pair in diff order (healthy, else older, as the baseline); tick order when a run is not in the list. */
+function comparePair(pick: string[], runs: RunSummary[]): [string, string] {
+  const [x, y] = pick.map((id) => runs.find((r) => r.run_id === id));
+  return x && y ? baselineFirst(x, y) : [pick[0], pick[1]];
 }

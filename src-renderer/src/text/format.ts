@@ -27,7 +27,3 @@ export function formatDelta(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
   return `${value > 0 ? '+' : value < 0 ? '−' : '±'}${Math.abs(value).toFixed(2)}`;
 }
-
-export function shortId(id: string): string {
-  return id.length > 12 ? id.slice(0, 8) : id;
-}

@@ -39,10 +39,17 @@ export function BlamePanel({ model }: { model: RunModel }) {
       <FailureSignals blame={blame} />
       {blame.blamed.length > 0 && <BlamedCard finding={blame.blamed[0]} primary runId={model.detail?.run.run_id} />}
       {blame.blamed.length === 0 && !blame.healthy && <div className="muted pad">No step could be blamed with the evidence in this trace.</div>}
-      {(blame.co_blamed.length > 0 || blame.blamed.length > 1) && (
-        <Section title="Co-blamed" testId="co-blamed">
-          {[...blame.blamed.slice(1), ...blame.co_blamed].map((f) => (
+      {blame.co_blamed.length > 0 && (
+        <Section title="Co-blamed (a near tie with the top finding)" testId="co-blamed">
+          {blame.co_blamed.map((f) => (
             <BlamedCard key={`${f.step_id}:${f.rule}`} finding={f} runId={model.detail?.run.run_id} />
+          ))}
+        </Section>
+      )}
+      {blame.blamed.length > 1 && (
+        <Section title={`Other suspects, ranked lower (${blame.blamed.length - 1})`} testId="other-suspects" defaultOpen={blame.asserted === true}>
+          {blame.blamed.slice(1).map((f) => (
+            <BlamedCard key={`${f.step_id}:${f.rule}`} finding={f} runId={model.detail?.run.run_id} suspect />
           ))}
         </Section>
       )}
@@ -96,13 +103,13 @@ function probeOf(model: RunModel): { at: string; output: Json } | null {
   return step ? { at: step.replay_key, output: step.output ?? null } : null;
 }
 
-function BlamedCard({ finding, primary = false, runId }: { finding: BlamedStep; primary?: boolean; runId?: string }) {
+function BlamedCard({ finding, primary = false, suspect = false, runId }: { finding: BlamedStep; primary?: boolean; suspect?: boolean; runId?: string }) {
   return (
-    <div className={`blamed-card${primary ? ' primary' : ''}`} data-testid={primary ? 'blamed-step' : 'co-blamed-step'}>
+    <div className={`blamed-card${primary ? ' primary' : suspect ? ' suspect' : ''}`} data-testid={primary ? 'blamed-step' : suspect ? 'suspect-step' : 'co-blamed-step'}>
       <div className="blamed-head">
         <span className={`type-tag type-${finding.type}`}>{finding.type}</span>
-        <button type="button" className="link-button blamed-name" onClick={() => act(selectStep, finding.step_id)}>
-          <TraceText text={finding.name} truncateAt={120} />
+        <button type="button" className="link-button blamed-name" title={finding.name} onClick={() => act(selectStep, finding.step_id)}>
+          <TraceText text={finding.name} truncateAt={300} />
         </button>
         <span className={`badge confidence-${finding.confidence}`}>{finding.confidence} confidence</span>
         <span className="mono muted">blame {formatScore(finding.score)}</span>

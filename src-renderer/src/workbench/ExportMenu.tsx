@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
+import { useDismiss } from '../common/use-dismiss';
 import { callSchemas, type ReportFormat } from '../../../src-shared/api';
 import { useApi } from '../api/api-context';
 
@@ -39,6 +40,9 @@ export function ExportMenu({ runId }: { runId: string }) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState<Format | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const wrap = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  useDismiss(open, useCallback(() => setOpen(false), []), wrap, button);
   const exportAs = async (format: Format) => {
     setBusy(format);
     setError(null);
@@ -53,12 +57,12 @@ export function ExportMenu({ runId }: { runId: string }) {
     saveFile(encoding === 'base64' ? base64Bytes(content) : content, filename, MIME[format]);
   };
   return (
-    <div className="menu-wrap">
-      <button type="button" className="button" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
+    <div className="menu-wrap" ref={wrap}>
+      <button ref={button} type="button" className="button" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
         Export report ▾
       </button>
       {open && (
-        <div className="menu" role="menu">
+        <div className="menu" role="menu" data-testid="export-menu">
           {FORMATS.map((f) => (
             <button key={f} type="button" role="menuitem" className="menu-item" disabled={busy !== null} onClick={() => exportAs(f)}>
               {busy === f ? 'Rendering…' : LABEL[f]}

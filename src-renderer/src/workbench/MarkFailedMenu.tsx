@@ -1,7 +1,8 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { BlameResult } from '../../../src-shared/analysis';
 import { useApi } from '../api/api-context';
 import { TraceText } from '../common/TraceText';
+import { useDismiss } from '../common/use-dismiss';
 
 /**
  * "Mark as failed…": the user says the run failed, optionally with the answer
@@ -19,15 +20,13 @@ export function MarkFailedMenu({ runId, blame }: { runId: string; blame: BlameRe
   const first = useRef<HTMLTextAreaElement>(null);
   const marked = blame?.assertion?.failed === true;
 
+  const wrap = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
   useEffect(() => {
-    if (!open) return;
-    first.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') setOpen(false);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+    if (open) first.current?.focus();
   }, [open]);
+  // Escape (also from inside the textarea) or a click elsewhere closes it unmarked; the typed answer is kept for a second try.
+  useDismiss(open, useCallback(() => setOpen(false), []), wrap, button);
 
   const send = async (clear: boolean) => {
     setBusy(true);
@@ -56,8 +55,8 @@ export function MarkFailedMenu({ runId, blame }: { runId: string; blame: BlameRe
     );
   }
   return (
-    <div className="menu-wrap">
-      <button type="button" className="button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="mark-failed-button">
+    <div className="menu-wrap" ref={wrap}>
+      <button ref={button} type="button" className="button" aria-haspopup="dialog" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="mark-failed-button">
         Mark as failed…
       </button>
       {open && (
