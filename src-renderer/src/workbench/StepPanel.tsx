@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef } from 'react';
-import type { Evidence, StepHealth } from '../../../src-shared/analysis';
+import type { BlameResult, Evidence, StepHealth } from '../../../src-shared/analysis';
+import { stepRoles, type StepRole } from '../../../src-shared/run-state';
 import type { Run, Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { CopyButton } from '../common/CopyButton';
@@ -14,7 +15,7 @@ import { stringLeaves, toCopyText } from '../text/json-text';
 
 type Field = Evidence['field'];
 
-export function StepPanel({ run, step, health }: { run: Run; step: Step; health: StepHealth | undefined }) {
+export function StepPanel({ run, step, health, blame }: { run: Run; step: Step; health: StepHealth | undefined; blame?: BlameResult }) {
   const search = useUi((s) => s.stepSearch);
   const evidence = useUi((s) => s.focusedEvidence);
   const ref = useRef<HTMLDivElement>(null);
@@ -59,7 +60,7 @@ export function StepPanel({ run, step, health }: { run: Run; step: Step; health:
         <span className="pane-title step-title">
           <TraceText text={step.name} truncateAt={200} />
         </span>
-        <span className={`status-pill status-${step.status === 'error' ? 'failed' : step.status === 'running' ? 'running' : 'healthy'}`}>{step.status}</span>
+        <StepRolePill step={step} blame={blame} />
         <ForkFromHereButton runId={run.run_id} stepId={step.step_id} />
       </div>
       <div className="pane-head secondary">
@@ -162,6 +163,43 @@ export function StepPanel({ run, step, health }: { run: Run; step: Step; health:
         </Section>
       )}
     </div>
+  );
+}
+
+const ROLE_WORDS: Record<StepRole, string> = {
+  blamed: 'blamed',
+  'co-blamed': 'co-blamed',
+  suspect: 'suspect',
+  symptom: 'symptom',
+  recovered: 'recovered',
+};
+
+/**
+ * The step's state as the blame panel sees it: the culprit reads "blamed" here
+ * too, never "ok" with a perfect health score; a step's own status shows only
+ * when blame gives it no part.
+ */
+function StepRolePill({ step, blame }: { step: Step; blame?: BlameResult }) {
+  const role = useMemo(() => stepRoles(blame).get(step.step_id), [blame, step.step_id]);
+  const finding = blame ? [...blame.blamed, ...blame.co_blamed].find((b) => b.step_id === step.step_id) : undefined;
+  if (role) {
+    const bad = role === 'blamed' || role === 'co-blamed' || role === 'symptom';
+    return (
+      <span
+        className={`status-pill status-${bad ? 'failed' : role === 'recovered' ? 'healthy' : 'unknown'}`}
+        data-testid="step-role"
+        title={finding ? `blame ${formatScore(finding.score)} · ${finding.confidence} confidence · rule ${finding.rule}` : undefined}
+      >
+        {ROLE_WORDS[role]}
+        {finding && ` · ${formatScore(finding.score)}`}
+      </span>
+    );
+  }
+  const word = step.status === 'error' ? 'error' : step.status === 'running' ? 'running' : 'ok';
+  return (
+    <span className={`status-pill status-${step.status === 'error' ? 'failed' : step.status === 'running' ? 'running' : 'healthy'}`} data-testid="step-role">
+      {word}
+    </span>
   );
 }
 
