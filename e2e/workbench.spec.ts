@@ -32,7 +32,7 @@ test('the blame panel names the cause, and clicking its evidence highlights the 
   const { run, blame } = await failedRunWithEvidence(tb);
   const top = blame.blamed[0];
   const evidence = top.evidence[0];
-  await app.goto(`${tb.url}#/run/${encodeURIComponent(run.run_id)}`);
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(run.run_id)}?tab=graph`);
 
   const card = app.getByTestId('blamed-step');
   await expect(card).toContainText(top.name);
@@ -70,6 +70,7 @@ test('a step with children collapses and expands in the list and on the graph, a
   expect(pick, 'a demo run with nested steps').not.toBeNull();
   await expect(runRows(app).first()).toBeVisible();
   await app.locator(`[data-run-id="${pick!.runId}"]`).click();
+  await app.getByRole('tab', { name: 'Step graph' }).click();
 
   const parentRow = app.locator(`.step-row[data-step-id="${pick!.parent}"]`);
   const childRow = app.locator(`.step-row[data-step-id="${pick!.child}"]`);
@@ -143,7 +144,7 @@ test('the failing research-team run shows how data flowed between its steps, and
   expect(run, 'a failed research-team demo run').toBeTruthy();
   const blame = await callApi(tb, 'blameRun', { runId: run!.run_id });
   expect(blame.lineage_edges?.length ?? 0, 'the engine inferred data lineage').toBeGreaterThan(0);
-  await app.goto(`${tb.url}#/run/${encodeURIComponent(run!.run_id)}`);
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(run!.run_id)}?tab=graph`);
 
   const flows = app.locator('.react-flow__edge.edge-dataflow');
   const path = app.locator('.react-flow__edge.edge-lineage');

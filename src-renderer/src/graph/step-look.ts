@@ -1,6 +1,5 @@
 import type { BlameResult, StepHealth } from '../../../src-shared/analysis';
 import type { Step } from '../../../src-shared/model';
-import { stepRoles, type StepRole } from '../../../src-shared/run-state';
 
 export type StepLook = 'blamed' | 'co-blamed' | 'symptom' | 'error' | 'weak' | 'healthy' | 'unscored' | 'running';
 
@@ -12,21 +11,18 @@ export interface BlameIndex {
   lineage: Set<string>;
 }
 
-/** Blamed, co-blamed and symptom as in every other view (src-shared/run-state.ts): co-blamed only where the engine's co_blamed says so. */
 export function indexBlame(blame: BlameResult | undefined): BlameIndex {
-  const roles = [...stepRoles(blame)];
-  const having = (role: StepRole) => new Set(roles.filter(([, r]) => r === role).map(([id]) => id));
   return {
     health: new Map((blame?.step_scores ?? []).map((h) => [h.step_id, h])),
-    blamed: having('blamed'),
-    coBlamed: having('co-blamed'),
-    symptoms: having('symptom'),
+    blamed: new Set((blame?.blamed ?? []).slice(0, 1).map((b) => b.step_id)),
+    coBlamed: new Set([...(blame?.blamed ?? []).slice(1), ...(blame?.co_blamed ?? [])].map((b) => b.step_id)),
+    symptoms: new Set((blame?.symptoms ?? []).map((s) => s.step_id)),
     lineage: new Set(blame?.lineage_path ?? []),
   };
 }
 
 /** Below this a scorer's verdict reads as "probably wrong". */
-const WEAK_SCORE = 0.5;
+export const WEAK_SCORE = 0.5;
 
 /** How a step is coloured: blame first, then its own health. */
 export function stepLook(step: Step, index: BlameIndex): StepLook {

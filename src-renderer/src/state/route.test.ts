@@ -17,7 +17,7 @@ describe('links to a view', () => {
 
   it('an unknown filter or tab in a hand-edited link falls back to the default', () => {
     expect(parseRoute('#/runs?filter=evil&sort=nope')).toMatchObject({ filter: 'all', sort: 'newest' });
-    expect(parseRoute('#/run/x?tab=<script>')).toMatchObject({ tab: 'graph' });
+    expect(parseRoute('#/run/x?tab=<script>')).toMatchObject({ tab: 'auto' });
   });
 
   it('an empty or broken hash shows the runs list', () => {

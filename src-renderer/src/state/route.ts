@@ -7,7 +7,8 @@ import { RUN_FILTERS, type RunFilter } from '../../../src-shared/api';
 
 export const RUN_SORTS = ['newest', 'oldest', 'slowest', 'blame', 'steps'] as const;
 export type RunSort = (typeof RUN_SORTS)[number];
-const WORKBENCH_TABS = ['graph', 'charts', 'experiments'] as const;
+/** 'auto' opens the waterfall when the run has real timing, else the graph (decided once the run is loaded). */
+const WORKBENCH_TABS = ['auto', 'waterfall', 'graph', 'charts', 'experiments'] as const;
 export type WorkbenchTab = (typeof WORKBENCH_TABS)[number];
 export type RunsMode = 'list' | 'timeline';
 
@@ -38,7 +39,7 @@ export function parseRoute(hash: string): Route {
   });
   if (parts[0] === 'run' && parts[1]) {
     const exp = params.get('exp');
-    return { view: 'run', runId: parts[1], stepId: params.get('step') || null, tab: oneOf(params.get('tab'), WORKBENCH_TABS, 'graph'), ...(exp ? { exp } : {}) };
+    return { view: 'run', runId: parts[1], stepId: params.get('step') || null, tab: oneOf(params.get('tab'), WORKBENCH_TABS, 'auto'), ...(exp ? { exp } : {}) };
   }
   if (parts[0] === 'experiments') return { view: 'experiments', runId: params.get('run') || null };
   if (parts[0] === 'diff') {
@@ -59,7 +60,7 @@ export function formatRoute(route: Route): string {
   switch (route.view) {
     case 'run':
       if (route.stepId) params.set('step', route.stepId);
-      if (route.tab !== 'graph') params.set('tab', route.tab);
+      if (route.tab !== 'auto') params.set('tab', route.tab);
       if (route.exp) params.set('exp', route.exp);
       return withParams(`#/run/${encodeURIComponent(route.runId)}`, params);
     case 'diff':

@@ -22,7 +22,7 @@ describe('UI state', () => {
 
   it('opening a run and picking a step puts both in the route', () => {
     const s = selectStep(openRun(initialUiState, 'run-1'), 'step-7');
-    expect(s.route).toEqual({ view: 'run', runId: 'run-1', stepId: 'step-7', tab: 'graph' });
+    expect(s.route).toEqual({ view: 'run', runId: 'run-1', stepId: 'step-7', tab: 'auto' });
   });
 
   it('selecting a step outside a run view changes nothing', () => {

@@ -29,7 +29,11 @@ export interface UiState {
   viewport: Viewport | null;
   /** The step graph draws the blame's inferred data-flow edges; a view preference kept across runs. */
   dataFlow: boolean;
+  /** Find in the open run: the text searched and the roll-up that filters the step list. */
+  find: { query: string; filter: FindFilter | null };
 }
+
+export type FindFilter = 'errors' | 'warnings' | 'low-score';
 
 export const initialUiState: UiState = {
   route: DEFAULT_ROUTE,
@@ -41,11 +45,12 @@ export const initialUiState: UiState = {
   stepSearch: '',
   viewport: null,
   dataFlow: true,
+  find: { query: '', filter: null },
 };
 
 /** Per-run state is dropped when another run is opened. */
 function leaveRun(state: UiState): UiState {
-  return { ...state, expansion: {}, childPages: {}, focusedEvidence: null, stepSearch: '', viewport: null };
+  return { ...state, expansion: {}, childPages: {}, focusedEvidence: null, stepSearch: '', viewport: null, find: initialUiState.find };
 }
 
 export function navigate(state: UiState, route: Route): UiState {
@@ -55,7 +60,7 @@ export function navigate(state: UiState, route: Route): UiState {
 }
 
 export function openRun(state: UiState, runId: string, stepId: string | null = null): UiState {
-  return navigate(state, { view: 'run', runId, stepId, tab: 'graph' });
+  return navigate(state, { view: 'run', runId, stepId, tab: 'auto' });
 }
 
 export function selectStep(state: UiState, stepId: string | null): UiState {
@@ -92,6 +97,10 @@ export function setDataFlow(state: UiState, dataFlow: boolean): UiState {
 
 export function setStepSearch(state: UiState, stepSearch: string): UiState {
   return { ...state, stepSearch };
+}
+
+export function setFind(state: UiState, patch: Partial<UiState['find']>): UiState {
+  return { ...state, find: { ...state.find, ...patch } };
 }
 
 type RunsRoute = Extract<Route, { view: 'runs' }>;

@@ -1,5 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import { stepPath } from '../find/find-in-run';
+import type { FindState } from '../find/use-find';
 import { stepLook } from '../graph/step-look';
 import { visibleRows, type ListRow } from '../graph/step-tree';
 import { act, selectStep, setExpanded } from '../state/ui-store';
@@ -15,19 +17,16 @@ function plain(text: string): string {
     .join('');
 }
 
-/** The run's steps as an indented, virtualized tree; a filter turns it into a flat list of matches. */
-export function StepList({ model, selected }: { model: RunModel; selected: string | null }) {
+/** The run's steps as an indented, virtualized tree; find-in-run (or a roll-up filter) turns it into a flat list of its steps, with their paths where names repeat. */
+export function StepList({ model, selected, find }: { model: RunModel; selected: string | null; find: FindState }) {
   const { tree, expanded, blameIndex } = model;
-  const [filter, setFilter] = useState('');
   const scrollRef = useRef<HTMLDivElement>(null);
   const rows = useMemo<ListRow[]>(() => {
     if (!tree) return [];
-    if (!filter.trim()) return visibleRows(tree, expanded);
-    const needle = filter.trim().toLowerCase();
-    return tree.steps
-      .filter((s) => s.name.toLowerCase().includes(needle) || s.type === needle || s.step_id.toLowerCase().startsWith(needle))
-      .map((s) => ({ id: s.step_id, depth: 0, hasChildren: false, expanded: false }));
-  }, [tree, expanded, filter]);
+    if (!find.listed) return visibleRows(tree, expanded);
+    return find.listed.map((id) => ({ id, depth: 0, hasChildren: false, expanded: false }));
+  }, [tree, expanded, find.listed]);
+  const flat = find.listed !== null;
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
@@ -58,14 +57,7 @@ export function StepList({ model, selected }: { model: RunModel; selected: strin
       <div className="pane-head">
         <span className="pane-title">Steps</span>
         <span className="muted mono">{tree ? tree.steps.length.toLocaleString('en-US') : ''}</span>
-        <input
-          type="search"
-          className="search small"
-          placeholder="Find step…"
-          aria-label="Find step"
-          value={filter}
-          onChange={(e) => setFilter(e.target.value)}
-        />
+        {flat && <span className="muted small">showing {rows.length.toLocaleString('en-US')} found</span>}
       </div>
       <div className="step-list-body" ref={scrollRef} tabIndex={0} onKeyDown={onKeyDown} role="tree" aria-label="Steps">
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
@@ -103,11 +95,13 @@ export function StepList({ model, selected }: { model: RunModel; selected: strin
                   <span className="tree-toggle-space" />
                 )}
                 <span className="look-dot" />
-                <span className="step-row-name">{plain(step.name)}</span>
-                <span className={`type-tag type-${step.type}`}>{step.type}</span>
-                <span className="step-row-num mono" title={look === 'blamed' || look === 'co-blamed' ? 'blamed in the blame panel, whatever its scorers said' : 'health score'}>
-                  {look === 'blamed' || look === 'co-blamed' ? <span className="row-role">{look}</span> : score === null ? '' : formatScore(score)}
+                <span className="step-row-name" title={find.repeated.has(step.name) ? plain(stepPath(tree!, row.id, 12)) : undefined}>
+                  {flat && find.repeated.has(step.name) && tree!.parentOf(row.id) !== null && <span className="step-row-path">{plain(stepPath(tree!, tree!.parentOf(row.id)!, 3))} › </span>}
+                  {plain(step.name)}
                 </span>
+                {flat && find.hitOf.has(row.id) && <span className="step-row-where">{find.hitOf.get(row.id)!.fields.join(' ')}</span>}
+                <span className={`type-tag type-${step.type}`}>{step.type}</span>
+                <span className="step-row-num mono">{score === null ? '' : formatScore(score)}</span>
                 <span className="step-row-num mono muted">{formatDuration(step.duration_ms)}</span>
               </div>
             );
