@@ -6,7 +6,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'out/', 'dist/', 'native/', 'test-results/', 'playwright-report/', 'e2e/artifacts/', 'bench/results/', 'sdk/python/', '**/*.d.ts'] },
+  { ignores: ['node_modules/', 'out/', 'dist/', 'sdk/typescript/dist/', 'native/', 'test-results/', 'playwright-report/', 'e2e/artifacts/', 'bench/results/', 'sdk/python/', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

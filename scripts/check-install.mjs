@@ -1,0 +1,212 @@
+// The install check (`npm run test:install`, part of `npm test`): what a new user does, outside this checkout.
+// Packs the TypeScript SDK (npm pack) and builds the Python SDK's wheel, installs both into a temporary project
+// made with mktemp, records a run with each using plain `node` / `python3`, and asserts that the checkout's CLI
+// (`node <checkout>/bin/tb.mjs list --json`, no explicit import) lists both runs under their pipeline names.
+//
+// The check is a list of named steps run in order; each prints one line, and the first that fails stops the check
+// with a non-zero exit naming it (its temp folder is kept for a look). To add a step, add an entry to `steps`
+// before "the CLI lists every recorded run": a step that records a run pushes {pipeline, runId} onto
+// `ctx.expectedRuns` and the listing step checks it too. Helpers: `ctx.exec(command, args, options)` runs a
+// command and returns its stdout (throws with its output on failure), `ctx.write(path, text)`, `ctx.tb(args)`.
+//
+// Offline: the SDK has no dependencies (npm install --offline), and the wheel is built without an index from the
+// interpreter's own setuptools plus `wheel` from Debian's python3-wheel-whl (/usr/share/python-wheels).
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const checkout = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const work = mkdtempSync(join(tmpdir(), 'tb-install-check-'));
+const wheelLinks = process.env.TB_WHEEL_LINKS ?? '/usr/share/python-wheels';
+
+/** Runs a command; returns its stdout. A failure throws an error carrying the command's exit status and output. */
+function exec(command, args, options = {}) {
+  try {
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, ...options, env: { ...ctx.env, ...options.env } });
+  } catch (error) {
+    const output = [error.stdout, error.stderr].filter(Boolean).join('\n').trim().split('\n').slice(-25).join('\n');
+    const how = error.status != null ? `exited ${error.status}` : (error.signal ? `killed by ${error.signal}` : error.message);
+    throw new Error(`\`${[command, ...args].join(' ')}\` ${how}${output ? `\n${output}` : ''}`);
+  }
+}
+
+const ctx = {
+  checkout,
+  work,
+  /** TRACEBACK_HOME for every recording and the CLI: a temp folder, never the user's ~/.traceback. */
+  home: join(work, 'home'),
+  /** The user's project, outside the checkout. */
+  project: join(work, 'my-project'),
+  env: { ...process.env, TRACEBACK_HOME: join(work, 'home'), npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  /** Runs recorded by earlier steps that `tb list` must show: {pipeline, runId}. */
+  expectedRuns: [],
+  exec,
+  write: (path, text) => writeFileSync(path, text),
+  /** The checkout's CLI, run from the project folder as a user outside the checkout would. */
+  tb: (args) => exec(process.execPath, [join(checkout, 'bin', 'tb.mjs'), ...args], { cwd: ctx.project }),
+  venv: join(work, 'venv'),
+  /** The venv's bin first on PATH, so `python3` is the venv's interpreter, as after `source venv/bin/activate`. */
+  venvEnv: () => ({ PATH: `${join(work, 'venv', 'bin')}${delimiter}${process.env.PATH}`, VIRTUAL_ENV: join(work, 'venv') }),
+};
+
+/** Parses the run id a pipeline prints on its last line (`run <id>`). */
+function recordedRunId(stdout, what) {
+  const match = /^run (\S+)$/m.exec(stdout);
+  if (!match) throw new Error(`${what} did not print its run id; it printed:\n${stdout}`);
+  return match[1];
+}
+
+const tsPipeline = `import { pipeline, step, currentRun } from 'tracebackai';
+
+const retrieve = step('retrieve', 'retrieval', (question) => ['Returns are accepted within 30 days.']);
+const answer = await pipeline('install-check-ts', async (run) => {
+  const passages = retrieve('How long do I have to return a laptop?');
+  run.verdict(passages[0].includes('30 days'), { detail: 'must state the refund window' });
+  console.log('run ' + currentRun().runId);
+  return passages[0];
+}, { input: { question: 'How long do I have to return a laptop?' } });
+console.log(answer);
+`;
+
+const tsTypedPipeline = `import { pipeline, runStep, type RunHandle } from 'tracebackai';
+
+const total = await pipeline('install-check-ts-compiled', async (run: RunHandle) => {
+  const sum = await runStep('add', 'tool', async () => 2 + 3);
+  console.log('run ' + run.runId);
+  return sum;
+});
+console.log(total);
+`;
+
+const pyPipeline = `import tracebackai as tb
+
+@tb.trace(type="retrieval")
+def retrieve(question):
+    return ["Returns are accepted within 30 days."]
+
+@tb.pipeline("install-check-py")
+def answer(question):
+    passages = retrieve(question)
+    tb.verdict("30 days" in passages[0], detail="must state the refund window")
+    print("run " + tb.current_run().run_id)
+    return passages[0]
+
+print(answer("How long do I have to return a laptop?"))
+`;
+
+const steps = [
+  {
+    name: 'pack the TypeScript SDK (npm pack sdk/typescript)',
+    run() {
+      mkdirSync(join(work, 'packages'), { recursive: true });
+      const packed = JSON.parse(exec('npm', ['pack', '--json', '--pack-destination', join(work, 'packages')], { cwd: join(checkout, 'sdk', 'typescript') }));
+      ctx.tsTarball = join(work, 'packages', packed[0].filename);
+      const files = packed[0].files.map((f) => f.path);
+      for (const needed of ['dist/index.js', 'dist/index.d.ts', 'README.md', 'package.json']) {
+        if (!files.includes(needed)) throw new Error(`the tarball lacks ${needed}`);
+      }
+      const leaked = files.filter((f) => f.startsWith('src/') || f.includes('.test.') || f.includes('test-support'));
+      if (leaked.length) throw new Error(`the tarball ships sources or tests: ${leaked.join(', ')}`);
+      return `${packed[0].filename}, ${files.length} files`;
+    },
+  },
+  {
+    name: 'build the Python SDK wheel (pip wheel sdk/python, offline)',
+    run() {
+      // Built from a copy, so the checkout gets no build/ or egg-info, in the venv the user's pipeline will use
+      // (one venv: creating one costs seconds). Its setuptools is the interpreter's own (Debian's patched one
+      // only fits Debian's python3); `wheel` comes from the folder of wheels.
+      const source = join(work, 'python-src');
+      for (const entry of ['pyproject.toml', 'README.md', 'tracebackai']) cpSync(join(checkout, 'sdk', 'python', entry), join(source, entry), { recursive: true });
+      if (!existsSync(wheelLinks) || !readdirSync(wheelLinks).some((f) => f.startsWith('wheel-'))) {
+        throw new Error(`no wheel package in ${wheelLinks}: install Debian's python3-wheel-whl (or set TB_WHEEL_LINKS to a folder holding wheel-*.whl)`);
+      }
+      exec('python3', ['-m', 'venv', ctx.venv]);
+      const pip = join(ctx.venv, 'bin', 'pip');
+      exec(pip, ['install', '-q', '--no-index', '--find-links', wheelLinks, 'setuptools>=61', 'wheel']);
+      exec(pip, ['wheel', '-q', '--no-index', '--no-build-isolation', '--no-deps', '-w', join(work, 'packages'), source]);
+      ctx.pyWheel = join(work, 'packages', readdirSync(join(work, 'packages')).find((f) => f.endsWith('.whl')));
+      return ctx.pyWheel.split('/').pop();
+    },
+  },
+  {
+    name: 'install the TypeScript SDK tarball into a new project (npm install --offline)',
+    run() {
+      mkdirSync(ctx.project, { recursive: true });
+      ctx.write(join(ctx.project, 'package.json'), JSON.stringify({ name: 'my-pipeline', private: true, type: 'module' }, null, 2));
+      exec('npm', ['install', '--offline', '--no-audit', '--no-fund', ctx.tsTarball], { cwd: ctx.project });
+      if (!existsSync(join(ctx.project, 'node_modules', 'tracebackai', 'dist', 'index.js'))) throw new Error('node_modules/tracebackai/dist/index.js is missing after install');
+      return ctx.project;
+    },
+  },
+  {
+    name: 'record a TypeScript run with plain node (pipeline.mjs imports "tracebackai")',
+    run() {
+      ctx.write(join(ctx.project, 'pipeline.mjs'), tsPipeline);
+      const out = exec(process.execPath, ['pipeline.mjs'], { cwd: ctx.project });
+      ctx.expectedRuns.push({ pipeline: 'install-check-ts', runId: recordedRunId(out, 'pipeline.mjs') });
+      return ctx.expectedRuns.at(-1).runId;
+    },
+  },
+  {
+    name: 'type-check a TypeScript pipeline against the package (tsc, NodeNext) and run the output with node',
+    run() {
+      ctx.write(join(ctx.project, 'pipeline.ts'), tsTypedPipeline);
+      ctx.write(join(ctx.project, 'tsconfig.json'), JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'build', types: ['node'], typeRoots: [join(checkout, 'node_modules', '@types')] },
+        files: ['pipeline.ts'],
+      }, null, 2));
+      exec(process.execPath, [join(checkout, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: ctx.project });
+      const out = exec(process.execPath, [join('build', 'pipeline.js')], { cwd: ctx.project });
+      ctx.expectedRuns.push({ pipeline: 'install-check-ts-compiled', runId: recordedRunId(out, 'build/pipeline.js') });
+      return ctx.expectedRuns.at(-1).runId;
+    },
+  },
+  {
+    name: 'install the Python SDK wheel into a venv (pip install --no-index)',
+    run() {
+      exec(join(ctx.venv, 'bin', 'pip'), ['install', '-q', '--no-index', ctx.pyWheel]);
+      const version = exec('python3', ['-c', 'import tracebackai; print(tracebackai.__version__, tracebackai.__file__)'], { cwd: ctx.project, env: ctx.venvEnv() }).trim();
+      if (!version.includes(ctx.venv)) throw new Error(`python3 imported tracebackai from outside the venv: ${version}`);
+      return version.split(' ')[0];
+    },
+  },
+  {
+    name: 'record a Python run with plain python3 (pipeline.py imports tracebackai)',
+    run() {
+      ctx.write(join(ctx.project, 'pipeline.py'), pyPipeline);
+      const out = exec('python3', ['pipeline.py'], { cwd: ctx.project, env: ctx.venvEnv() });
+      ctx.expectedRuns.push({ pipeline: 'install-check-py', runId: recordedRunId(out, 'pipeline.py') });
+      return ctx.expectedRuns.at(-1).runId;
+    },
+  },
+  {
+    name: 'the CLI lists every recorded run (node <checkout>/bin/tb.mjs list --json, no import)',
+    run() {
+      const listed = JSON.parse(ctx.tb(['list', '--json']));
+      const missing = ctx.expectedRuns.filter((e) => !listed.some((r) => r.run_id === e.runId && r.pipeline === e.pipeline));
+      if (missing.length) {
+        const seen = listed.map((r) => `${r.pipeline} ${r.run_id}`).join('; ') || 'no runs';
+        throw new Error(`not listed: ${missing.map((m) => `${m.pipeline} ${m.runId}`).join(', ')} (listed: ${seen})`);
+      }
+      return `${ctx.expectedRuns.length} runs: ${ctx.expectedRuns.map((e) => e.pipeline).join(', ')}`;
+    },
+  },
+];
+
+const started = Date.now();
+for (const [index, step] of steps.entries()) {
+  const t0 = Date.now();
+  try {
+    const detail = await step.run(ctx);
+    console.log(`ok   ${index + 1}/${steps.length} ${step.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)${detail ? `: ${detail}` : ''}`);
+  } catch (error) {
+    console.error(`FAIL ${index + 1}/${steps.length} ${step.name} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n${error.message}`);
+    console.error(`install check failed at step "${step.name}"; its files are kept in ${work}`);
+    process.exit(1);
+  }
+}
+rmSync(work, { recursive: true, force: true });
+console.log(`install check passed: ${steps.length} steps in ${((Date.now() - started) / 1000).toFixed(1)} s`);
