@@ -21,7 +21,7 @@ let engine: Engine | undefined;
 let receiver: RunningOtlpReceiver | undefined;
 let home: string;
 
-async function setup(opts: { token?: string; maxBodyBytes?: number } = {}) {
+async function setup(opts: { token?: string; maxBodyBytes?: number; pendingIdleMs?: number } = {}) {
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-otlp-'));
   engine = createEngine({ home });
   receiver = await startOtlpReceiver(engine, { port: 0, ...opts });

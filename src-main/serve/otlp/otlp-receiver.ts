@@ -23,16 +23,16 @@ import { decodeTraceRequest, encodeRpcStatus, encodeTraceResponse } from './otlp
 import { BadExportRequest, createTraceReceiver, ImportUnavailable } from './receive-traces';
 
 export const OTLP_DEFAULT_PORT = 4318;
-export const OTLP_TRACES_PATH = '/v1/traces';
+const OTLP_TRACES_PATH = '/v1/traces';
 /**
  * Largest body accepted, before and after gzip. An OTel batch exporter sends at most
  * 512 spans per request by default; GenAI spans carry prompts and outputs, so a batch of
  * long conversations can reach a few MB. 32 MiB leaves a wide margin and bounds memory.
  */
-export const OTLP_MAX_BODY_BYTES = 32 * 1024 * 1024;
+const OTLP_MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Deepest JSON nesting accepted (measured on the text before parsing; nested attribute values recurse). */
 const MAX_JSON_DEPTH = 256;
-export const TOKEN_HEADER = 'x-traceback-token';
+const TOKEN_HEADER = 'x-traceback-token';
 
 // google.rpc.Code values used in error bodies.
 const RPC = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14, UNAUTHENTICATED: 16, INTERNAL: 13 };

@@ -33,7 +33,7 @@ export class BadExportRequest extends Error {}
 /** The import itself failed (the database, the disk): worth retrying (HTTP 503). */
 export class ImportUnavailable extends Error {}
 
-export interface ReceivedTraces {
+interface ReceivedTraces {
   acceptedSpans: number;
   rejectedSpans: number;
   /** What was rejected and why, at most a few entries (for partialSuccess.errorMessage). */
