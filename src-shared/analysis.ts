@@ -5,6 +5,7 @@
  */
 import type { Score } from './model';
 import type { StepType } from './trace-format';
+import type { SeenBefore } from './motifs';
 
 export type Confidence = 'high' | 'medium' | 'low';
 
@@ -116,6 +117,8 @@ export interface BlameResult {
    * Edges from the run's own input are left out.
    */
   lineage_edges?: LineageEdge[];
+  /** Remembered failure motifs closest to this failure ("Seen before"), filled by the engine's blameRun; absent for healthy runs. */
+  seen_before?: SeenBefore[];
 }
 
 export type DiffVerdict = 'regression' | 'improvement' | 'neutral';

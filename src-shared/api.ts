@@ -11,6 +11,8 @@ import type { ImportError, ImportReport, RunDetail, RunSummary } from './model';
 import type { BlameResult, DiffResult } from './analysis';
 import { forkEditSchema, oracleSchema } from './experiments';
 import type { BlameConfirmation, ExperimentDetail, ExperimentEstimate, ExperimentProgress, ExperimentSummary } from './experiments';
+import type { ExplainEstimate, Explanation } from './explain';
+import type { FailureMotif, MotifFile, SeenBefore } from './motifs';
 
 const runId = z.string().min(1).max(200);
 /** A step of a run: replay key, step id, or unique name. */
@@ -95,6 +97,22 @@ export const callSchemas = {
       env: envNames.optional(),
     })
     .strict(),
+  /** What the root-cause agent would send for a failed run: model, token estimate, cost, budget. Sends nothing. */
+  estimateExplain: z.object({ runId, budgetUsd: z.number().positive().max(1000).optional() }).strict(),
+  /** The one model call (never automatic); refused above the budget; the answer is stored with the run. */
+  explainRun: z.object({ runId, budgetUsd: z.number().positive().max(1000).optional() }).strict(),
+  getExplanation: z.object({ runId }).strict(),
+  /** Runs the stored explanation's candidates that carry an edit as fork experiments and re-ranks them by effect. */
+  verifyExplanation: z
+    .object({ runId, n: trialsPerArm, parallel: z.number().int().min(1).max(64).optional(), approve: z.boolean().optional(), approvedCommand: approvalSha.optional() })
+    .strict(),
+  listMotifs: z.object({}).strict(),
+  exportMotifs: z.object({}).strict(),
+  /** `content`: a motif file's text; `name`: the file, named in errors. */
+  importMotifs: z.object({ content: z.string().max(50_000_000), name: z.string().min(1).max(4096) }).strict(),
+  forgetMotif: z.object({ motifId: z.string().min(1).max(200) }).strict(),
+  /** The remembered motifs closest to a failed run ([] for a healthy one). */
+  seenBefore: z.object({ runId }).strict(),
 };
 
 export type CallName = keyof typeof callSchemas;
@@ -132,6 +150,15 @@ export interface CallResults {
   getExperiment: ExperimentDetail;
   cancelExperiment: ExperimentSummary;
   confirmBlame: BlameConfirmation;
+  estimateExplain: ExplainEstimate;
+  explainRun: Explanation;
+  getExplanation: Explanation | null;
+  verifyExplanation: Explanation;
+  listMotifs: FailureMotif[];
+  exportMotifs: MotifFile;
+  importMotifs: { added: number; total: number };
+  forgetMotif: FailureMotif;
+  seenBefore: SeenBefore[];
 }
 
 export type CallResult<K extends CallName> = CallResults[K];

@@ -82,4 +82,19 @@ export interface Explanation {
   disagrees_with_blame: boolean;
   /** The model answered but not through the tool, or refused: its text, shown as text. */
   note: string | null;
+  /** "Verify": the candidates with an edit, run as fork experiments and re-ranked by measured effect (best first). */
+  verification?: CandidateVerification[];
+}
+
+export interface CandidateVerification {
+  step_id: string;
+  experiment_id: string | null;
+  /** treatment − control pass rate; null when it could not be judged. */
+  effect: number | null;
+  p_value: number | null;
+  /** effect > 0 and p < 0.05. */
+  confirmed: boolean;
+  /** The motif learned from it, when it was confirmed and its edit was a new output. */
+  motif_id: string | null;
+  skipped: string | null;
 }

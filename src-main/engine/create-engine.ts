@@ -16,6 +16,8 @@ import { importProblemsOfRun } from './store/import-files';
 import { createAnalysis, type Analysis } from './analysis-service';
 import { createExperimentService, recoverExperiments } from './experiments/experiment-service';
 import { exportOtlp } from './ingest/foreign/index';
+import { createMotifService } from './motifs/motif-service';
+import { createExplainService } from './explain/explain-service';
 
 const ENGINE_VERSION = '0.1.0';
 
@@ -50,6 +52,8 @@ export function createEngine(opts: EngineOptions = {}): Engine {
   };
   recoverExperiments(db);
   const experiments = createExperimentService({ db, paths, onProgress: (p) => events.emit('experiment-progress', p), onRunsChanged: runsChanged, blame: (id) => analysis.blame(id) });
+  const motifs = createMotifService(db, paths, () => analysis.settings(), (id) => analysis.blame(id));
+  const explain = createExplainService({ db, settings: () => analysis.settings(), blame: (id) => analysis.blame(id), motifs, startExperiment: experiments.handlers.startExperiment });
 
   const handlers: ApiHandlers = {
     listRuns: (a) => listRuns(db, a),
@@ -61,7 +65,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       return { imported: r.imported, errors: r.errors };
     },
     listImportErrors: (a) => (a.runId ? importProblemsOfRun(db, resolveRunId(db, a.runId), a.limit) : listImportErrors(db, a.limit)),
-    blameRun: (a) => analysis.blame(a.runId, { expected: a.expected, failed: a.failed }),
+    blameRun: (a) => motifs.withSeenBefore(analysis.blame(a.runId, { expected: a.expected, failed: a.failed })),
     markRun: (a) => {
       const result = analysis.mark(a.runId, a.clear ? null : { failed: a.failed, expected: a.expected ?? null, note: a.note ?? null });
       events.emit('data-changed', { runIds: [result.run_id] });
@@ -83,6 +87,14 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       settings_problems: analysis.settingsProblems(),
     }),
     ...experiments.handlers,
+    // A confirmed root cause is remembered as a failure motif (docs/motifs.md).
+    confirmBlame: async (a) => {
+      const confirmation = await experiments.handlers.confirmBlame(a);
+      motifs.learnFromConfirmation(confirmation);
+      return confirmation;
+    },
+    ...motifs.handlers,
+    ...explain.handlers,
   };
 
   const watcher = opts.watch

@@ -37,6 +37,10 @@ export function printBlame(b: BlameResult, out: (l: string) => void): void {
   }
   out('');
   printSignals(b, out, 5);
+  if (b.seen_before?.length) {
+    out('\nSeen before (remembered failure motifs; tb motifs):');
+    for (const m of b.seen_before) out(`  ${m.similarity.toFixed(2)}  ${oneLine(safeText(m.name), 100)}  (${m.motif_id}${m.source_run_id ? `, run ${m.source_run_id}` : ''}${m.experiment_id ? `, experiment ${m.experiment_id}` : ''})`);
+  }
 }
 
 export const blameCommand: Command = {

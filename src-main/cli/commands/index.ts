@@ -15,5 +15,7 @@ import { selfcheckCommand } from './selfcheck';
 import { approvalsCommand } from './approvals';
 import { doctorCommand } from './doctor';
 import { markCommand } from './mark';
+import { explainCommand } from './explain';
+import { motifsCommand } from './motifs';
 
-export const COMMANDS: Command[] = [importCommand, listCommand, showCommand, blameCommand, markCommand, diffCommand, gateCommand, reportCommand, exportCommand, serveCommand, demoCommand, forkCommand, experimentsCommand, experimentCommand, selfcheckCommand, approvalsCommand, doctorCommand];
+export const COMMANDS: Command[] = [importCommand, listCommand, showCommand, blameCommand, markCommand, diffCommand, gateCommand, reportCommand, exportCommand, serveCommand, demoCommand, forkCommand, experimentsCommand, experimentCommand, selfcheckCommand, approvalsCommand, doctorCommand, explainCommand, motifsCommand];

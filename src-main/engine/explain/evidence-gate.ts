@@ -16,7 +16,7 @@ import type { RunDetail, Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { jsonText } from '../text/json-text';
 
-export interface GateSettings {
+interface GateSettings {
   min_confidence: number;
   min_quote_overlap: number;
   vague_words: string[];
@@ -83,7 +83,7 @@ function vagueMatcher(words: string[]): RegExp | null {
   return new RegExp(`\\b(?:${parts.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+')).join('|')})\\b`, 'iu');
 }
 
-export function checkQuote(run: RunDetail, ev: Evidence, s: GateSettings, redactedForms: (text: string) => string[] = () => []): CheckedQuote {
+function checkQuote(run: RunDetail, ev: Evidence, s: GateSettings, redactedForms: (text: string) => string[] = () => []): CheckedQuote {
   const base = { step_id: ev.step_id, field: ev.field, quote: ev.quote };
   const step = run.steps.find((x) => x.step_id === ev.step_id);
   if (ev.field !== 'run' && !step) return { ...base, grounded: false, match: 'unknown_step', overlap: 0 };
