@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import type { BlamedStep, BlameResult } from '../../../src-shared/analysis';
 import type { Json } from '../../../src-shared/trace-format';
 import { ErrorNote } from '../common/ErrorNote';
+import { ExplainPanel } from '../explain/ExplainPanel';
 import { ConfirmationBadge, ConfirmBlame } from '../experiments/ConfirmBlame';
 import { ForkFromHereButton } from '../experiments/ForkFromHereButton';
 import { useExperimentUi } from '../experiments/experiment-ui';
@@ -91,6 +92,7 @@ export function BlamePanel({ model }: { model: RunModel }) {
           <ConfirmBlame run={model.detail.run} nameOf={nameOf} probe={probeOf(model)} />
         </Section>
       )}
+      {!blame.healthy && model.detail && <ExplainPanel runId={model.detail.run.run_id} />}
       <OtherScores blame={blame} />
     </div>
   );
