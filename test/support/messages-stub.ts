@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 export interface ScriptedReply {
   status?: number;
-  /** A fixture file name, or a body. */
+  /** A fixture file name, or a body (a function: computed when the request arrives). */
   fixture?: string;
   body?: unknown;
   headers?: Record<string, string>;
@@ -47,7 +47,7 @@ export async function startMessagesStub(script: ScriptedReply[]): Promise<Messag
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });
-        res.end(JSON.stringify(reply.body ?? fixtureReply(reply.fixture!)));
+        res.end(JSON.stringify(typeof reply.body === 'function' ? (reply.body as () => unknown)() : (reply.body ?? fixtureReply(reply.fixture!))));
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
       else send();

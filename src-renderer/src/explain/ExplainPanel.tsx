@@ -55,7 +55,7 @@ export function ExplainPanel({ runId }: { runId: string }) {
           </ul>
         </Section>
       )}
-      <Section title="Second opinion from a model" testId="explain-section" defaultOpen={shown !== null}>
+      <Section title="Second opinion from a model" testId="explain-section">
         {!asking && (
           <button type="button" className="button" data-testid="explain-button" onClick={() => setAsking(true)} disabled={sending}>
             Explain with a model…
