@@ -17,15 +17,39 @@ test.afterAll(async () => {
   process.env.ANTHROPIC_API_KEY = saved.key;
 });
 
-test('asking a model for a second opinion shows the cost first, then the checked candidates, the rejected one, and the disagreement', async ({ app, tb }) => {
+test('a failed run shows a teammate\'s motif as seen before; asking a model shows the cost first, then the checked candidates and the rejected one', async ({ app, tb }) => {
   const runs = await callApi(tb, 'listRuns', { pipeline: 'research-team' });
   const failed = runs.find((r) => r.verdict && !r.verdict.pass)!;
   const detail = await callApi(tb, 'getRun', { runId: failed.run_id });
   ids.STEP_PLANNER = detail.steps.find((s) => s.name === 'planner')!.step_id;
   ids.STEP_WRITER = detail.steps.find((s) => s.name === 'writer')!.step_id;
   const blame = await callApi(tb, 'blameRun', { runId: failed.run_id });
+  // A teammate's motif about this kind of failure: the panel says it was seen before.
+  const motif = {
+    motif_id: 'motif-e2e-planner',
+    name: 'planner set measure to "metro_population" instead of "population"',
+    requirement: `When the task says "population", planner's measure must be "population".`,
+    violation: 'planner set measure to "metro_population".',
+    recommendation: 'Use "population" for measure.',
+    task_cue: 'population',
+    violation_cue: 'metro_population',
+    step_signature: 'planner',
+    step_type: 'llm',
+    failure_kind: null,
+    signals: [],
+    evidence: [],
+    fix: null,
+    proof: null,
+    origin: 'blame',
+    source_run_id: null,
+    learned_from_run: 'run-elsewhere',
+    pipeline: 'research-team',
+    created_at: 1,
+  };
+  await callApi(tb, 'importMotifs', { content: JSON.stringify({ format: 'traceback-motifs', version: 1, exported_at: 1, motifs: [motif] }), name: 'team.json' });
 
   await app.goto(`${tb.url}#/run/${encodeURIComponent(failed.run_id)}`);
+  await expect(app.getByTestId('seen-before-motif')).toContainText('planner set measure to "metro_population"');
   const section = app.getByTestId('explain-section');
   await section.getByTestId('explain-button').click();
   const estimate = section.getByTestId('explain-estimate');
