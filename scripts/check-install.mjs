@@ -2,6 +2,8 @@
 // Packs the TypeScript SDK (npm pack) and builds the Python SDK's wheel, installs both into a temporary project
 // made with mktemp, records a run with each using plain `node` / `python3`, and asserts that the checkout's CLI
 // (`node <checkout>/bin/tb.mjs list --json`, no explicit import) lists both runs under their pipeline names.
+// It also sends an OTLP/HTTP protobuf export from the real OpenTelemetry exporter to `tb serve`'s receiver, and
+// forks a Python run recorded with a custom PYTHONPATH from a shell without it (the trials must pass).
 //
 // The check is a list of named steps run in order; each prints one line, and the first that fails stops the check
 // with a non-zero exit naming it (its temp folder is kept for a look). To add a step, add an entry to `steps`
@@ -11,7 +13,7 @@
 //
 // Offline: the SDK has no dependencies (npm install --offline), and the wheel is built without an index from the
 // interpreter's own setuptools plus `wheel` from Debian's python3-wheel-whl (/usr/share/python-wheels).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -95,6 +97,54 @@ def answer(question):
 
 print(answer("How long do I have to return a laptop?"))
 `;
+
+// A pipeline recorded with PYTHONPATH=lib: its trials must get that path, or every one dies with ModuleNotFoundError.
+const pyForkLib = `def answer_from(passages):
+    return "You can return it within " + passages[0].split("within ", 1)[1]
+`;
+
+const pyForkPipeline = `import tracebackai as tb
+from policy_lib import answer_from
+
+@tb.trace(type="retrieval")
+def retrieve(question):
+    return ["Returns are accepted within 14 days."]
+
+@tb.trace(type="llm")
+def write(passages):
+    return answer_from(passages)
+
+@tb.pipeline("install-check-fork-py")
+def answer(question):
+    text = write(retrieve(question))
+    tb.verdict("30 days" in text, detail="must state the 30-day window")
+    print("run " + tb.current_run().run_id)
+    return text
+
+answer("How long do I have to return a laptop?")
+`;
+
+/** The first line a child prints on stdout (tb serve --json-ready's ready line). */
+function firstLine(child, timeoutMs) {
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`no ready line within ${timeoutMs / 1000} s; stderr: ${err.trim()}`)), timeoutMs);
+    child.stdout.on('data', (b) => {
+      out += b;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        resolvePromise(out.slice(0, nl));
+      }
+    });
+    child.stderr.on('data', (b) => (err += b));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`tb serve exited ${code} before it was ready; stderr: ${err.trim()}`));
+    });
+  });
+}
 
 const steps = [
   {
@@ -183,6 +233,38 @@ const steps = [
     },
   },
   {
+    name: 'record a Python run whose module is found only through PYTHONPATH (lib/)',
+    run() {
+      mkdirSync(join(ctx.project, 'lib'), { recursive: true });
+      ctx.write(join(ctx.project, 'lib', 'policy_lib.py'), pyForkLib);
+      ctx.write(join(ctx.project, 'pipeline_fork.py'), pyForkPipeline);
+      const out = exec('python3', ['pipeline_fork.py'], { cwd: ctx.project, env: { ...ctx.venvEnv(), PYTHONPATH: join(ctx.project, 'lib') } });
+      ctx.forkSource = recordedRunId(out, 'pipeline_fork.py');
+      ctx.expectedRuns.push({ pipeline: 'install-check-fork-py', runId: ctx.forkSource });
+      return ctx.forkSource;
+    },
+  },
+  {
+    name: 'send an OTLP/HTTP protobuf export with the real OTel exporter to tb serve\'s receiver',
+    async run() {
+      const served = spawn(process.execPath, [join(checkout, 'bin', 'tb.mjs'), 'serve', '--port', '0', '--otlp-port', '0', '--json-ready'], {
+        cwd: ctx.project,
+        env: ctx.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const ready = await firstLine(served, 60_000);
+        const endpoint = JSON.parse(ready).otlp_endpoint;
+        if (!endpoint) throw new Error(`tb serve did not start its OTLP receiver: ${ready}`);
+        const sent = JSON.parse(exec(process.execPath, [join(checkout, 'scripts', 'send-otlp-sample.mjs'), '--endpoint', endpoint, '--service', 'install-check-otlp'], { cwd: ctx.project }));
+        ctx.expectedRuns.push({ pipeline: 'install-check-otlp', runId: sent.trace_id });
+        return `${sent.spans} spans to ${endpoint}`;
+      } finally {
+        served.kill('SIGTERM');
+      }
+    },
+  },
+  {
     name: 'the CLI lists every recorded run (node <checkout>/bin/tb.mjs list --json, no import)',
     run() {
       const listed = JSON.parse(ctx.tb(['list', '--json']));
@@ -192,6 +274,27 @@ const steps = [
         throw new Error(`not listed: ${missing.map((m) => `${m.pipeline} ${m.runId}`).join(', ')} (listed: ${seen})`);
       }
       return `${ctx.expectedRuns.length} runs: ${ctx.expectedRuns.map((e) => e.pipeline).join(', ')}`;
+    },
+  },
+  {
+    name: 'fork the PYTHONPATH run from a shell without PYTHONPATH: trials run where it ran, the fix passes, tb list is unchanged',
+    run() {
+      const before = JSON.parse(ctx.tb(['list', '--json'])).map((r) => r.run_id).sort();
+      const edit = ['--at', 'retrieve#0', '--output', JSON.stringify(['Returns are accepted within 30 days.']), '-n', '2'];
+      // What a user does: read the command the trace asks to run, then approve exactly that (its hash).
+      const estimate = JSON.parse(ctx.tb(['fork', ctx.forkSource, ...edit, '--estimate', '--json']));
+      if (!estimate.approval?.shown.includes('PYTHONPATH=')) throw new Error(`the recorded command does not carry PYTHONPATH: ${estimate.approval?.shown}`);
+      const s = JSON.parse(ctx.tb(['fork', ctx.forkSource, ...edit, '--approve-command', estimate.approval.sha, '--json']));
+      const arms = `treatment ${s.treatment.passed}/${s.treatment.trials}, control ${s.control.passed}/${s.control.trials}`;
+      if (s.treatment.crashed || s.control.crashed || s.diverged) {
+        const detail = JSON.parse(ctx.tb(['experiment', s.experiment_id, '--json']));
+        const crashed = detail.trials.filter((t) => t.outcome !== 'pass' && t.outcome !== 'fail');
+        throw new Error(`${arms}; trials that did not run through: ${crashed.map((t) => `${t.arm} #${t.trial} ${t.outcome}: ${t.detail}\n${t.stderr_tail ?? ''}`).join('\n')}`);
+      }
+      if (s.treatment.passed !== 2 || s.control.passed !== 0) throw new Error(`expected the fixed retrieval to pass (2/2) and the recorded one to fail (0/2): ${arms}`);
+      const after = JSON.parse(ctx.tb(['list', '--json'])).map((r) => r.run_id).sort();
+      if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error(`tb list changed after the fork: ${before.length} runs before, ${after.length} after`);
+      return `${arms}, p = ${s.p_value.toFixed(3)}; tb list still shows ${after.length} runs`;
     },
   },
 ];
