@@ -3,7 +3,7 @@
  * validate, upsert, offsets, errors) next to the raw better-sqlite3 insert
  * rate of exactly the rows it stored, measured in the same run. Each side is
  * the best of REPEATS runs on a fresh database, because this machine is shared
- * and single runs swing by 2×. Goal ≥ 0.5× raw.
+ * and single runs swing by 2×. Goal ≥ 0.6× raw (issue 14).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,7 +14,24 @@ import { syntheticRunRecords, toJsonl } from '../test/support/synthetic-trace';
 import { foldRecords } from '../src-main/engine/ingest/native/fold-records';
 import { exportOtlp } from '../src-main/engine/ingest/foreign/index';
 
-const REPEATS = 3;
+const REPEATS = 5;
+/** The OTLP import takes seconds a time: three are enough to find its best. */
+const OTLP_REPEATS = 3;
+
+/** Wall time and this process's CPU time of `f`, in ms. CPU time barely moves when other processes load the machine. */
+function measure(f: () => unknown): { wall: number; cpu: number } {
+  const c = process.cpuUsage();
+  const t = performance.now();
+  f();
+  const wall = performance.now() - t;
+  const used = process.cpuUsage(c);
+  return { wall, cpu: (used.user + used.system) / 1000 };
+}
+
+function keepBest(best: { wall: number; cpu: number }, m: { wall: number; cpu: number }): void {
+  best.wall = Math.min(best.wall, m.wall);
+  best.cpu = Math.min(best.cpu, m.cpu);
+}
 
 export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ratio: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-bench-import-'));
@@ -23,37 +40,41 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
   (() => fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'bench', steps }))))();
   const sizeMb = fs.statSync(file).size / 1e6;
 
-  let importMs = Infinity;
+  // The first import warms the JIT (as the engine's first file would) and yields the rows for the raw insert.
   let rows: unknown[][] = [];
-  for (let i = 0; i < REPEATS; i++) {
-    const db = openDatabase(path.join(dir, `traces-${i}.db`));
-    const t = performance.now();
+  {
+    const db = openDatabase(path.join(dir, 'warm.db'));
     const r = importFile(db, file, { final: true });
-    importMs = Math.min(importMs, performance.now() - t);
     if (r.newErrors.length) throw new Error(`bench import reported errors: ${r.newErrors[0].message}`);
-    if (i === 0) rows = db.prepare('SELECT * FROM steps ORDER BY idx').raw().all() as unknown[][];
+    rows = db.prepare('SELECT * FROM steps ORDER BY idx').raw().all() as unknown[][];
     db.close();
   }
-
-  let rawMs = Infinity;
+  // Import and raw insert take turns, so a burst of load from other processes hits both sides alike.
+  const importBest = { wall: Infinity, cpu: Infinity };
+  const rawBest = { wall: Infinity, cpu: Infinity };
   for (let i = 0; i < REPEATS; i++) {
+    const db = openDatabase(path.join(dir, `traces-${i}.db`));
+    const t = measure(() => importFile(db, file, { final: true }));
+    db.close();
     const rawDb = openDatabase(path.join(dir, `raw-${i}.db`));
     rawDb.prepare("INSERT INTO runs (run_id, pipeline, status, started_at, imported_at, updated_at) VALUES ('bench','p','ok',0,0,0)").run();
     const insert = rawDb.prepare(`INSERT INTO steps VALUES (${rows[0].map(() => '?').join(',')})`);
-    const t = performance.now();
-    rawDb.transaction(() => {
+    const r = measure(() => rawDb.transaction(() => {
       for (const p of rows) insert.run(...p);
-    })();
-    rawMs = Math.min(rawMs, performance.now() - t);
+    })());
     rawDb.close();
+    keepBest(importBest, t);
+    keepBest(rawBest, r);
   }
+  const importMs = importBest.wall;
+  const rawMs = rawBest.wall;
 
   // The same run as an OTLP/JSON file (GenAI + OpenInference attributes), through the foreign importer.
   const otlpFile = path.join(dir, 'big.otlp.json');
   (() => fs.writeFileSync(otlpFile, JSON.stringify(exportOtlp(foldRecords(syntheticRunRecords({ runId: 'bench-otlp', steps }))[0]))))();
   const otlpMb = fs.statSync(otlpFile).size / 1e6;
   let otlpMs = Infinity;
-  for (let i = 0; i < REPEATS; i++) {
+  for (let i = 0; i < OTLP_REPEATS; i++) {
     const db = openDatabase(path.join(dir, `otlp-${i}.db`));
     const t = performance.now();
     const r = importFile(db, otlpFile, { final: true });
@@ -72,8 +93,8 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
     lines: [
       `import: ${steps.toLocaleString('en')} steps (${(steps * 2 + 2).toLocaleString('en')} records, ${sizeMb.toFixed(1)} MB), best of ${REPEATS}: ${importMs.toFixed(0)} ms = ${Math.round(importRate).toLocaleString('en')} steps/s`,
       `raw better-sqlite3 insert of the same rows, one transaction, best of ${REPEATS}: ${rawMs.toFixed(0)} ms = ${Math.round(rawRate).toLocaleString('en')} rows/s`,
-      `ratio import/raw: ${ratio.toFixed(2)}× (goal ≥ 0.5×)`,
-      `OTLP/JSON import of the same run (${otlpMb.toFixed(1)} MB, one document), best of ${REPEATS}: ${otlpMs.toFixed(0)} ms = ${Math.round(steps / (otlpMs / 1000)).toLocaleString('en')} steps/s = ${(steps / (otlpMs / 1000) / rawRate).toFixed(2)}× raw`,
+      `ratio import/raw: ${ratio.toFixed(2)}× wall, ${(rawBest.cpu / importBest.cpu).toFixed(2)}× CPU time (best of ${REPEATS} each: import ${importBest.cpu.toFixed(0)} ms, raw ${rawBest.cpu.toFixed(0)} ms) (goal ≥ 0.6×)`,
+      `OTLP/JSON import of the same run (${otlpMb.toFixed(1)} MB, one document), best of ${OTLP_REPEATS}: ${otlpMs.toFixed(0)} ms = ${Math.round(steps / (otlpMs / 1000)).toLocaleString('en')} steps/s = ${(steps / (otlpMs / 1000) / rawRate).toFixed(2)}× raw`,
     ],
   };
 }

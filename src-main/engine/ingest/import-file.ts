@@ -9,7 +9,7 @@
  * and re-parsed when the file changes; upserts keep that idempotent.
  */
 import fs from 'node:fs';
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import path from 'node:path';
 import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
@@ -158,24 +158,40 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     commit();
   };
 
-  const buf = Buffer.allocUnsafe(READ_BYTES);
+  // The unfinished last line of a block (the carry) is moved to the front of the buffer and the next
+  // read lands after it: no per-block concatenation (a 1 MB copy per block, 4% of a big import, measured).
+  let buf = Buffer.allocUnsafe(READ_BYTES * 2);
   let carry: Buffer = Buffer.alloc(0);
+  let carryBytes = 0;
   let pos = offset;
+  // Lines of an ASCII block cannot hold unpaired surrogates: their check is skipped.
+  let asciiBlock = false;
   outer: while (pos < size) {
-    const n = fs.readSync(fd, buf, 0, Math.min(READ_BYTES, size - pos), pos);
+    if (carryBytes + READ_BYTES > buf.length) {
+      // A line longer than the buffer: grow it (a 10 MB junk line is read, reported and skipped).
+      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, carryBytes + READ_BYTES));
+      buf.copy(bigger, 0, 0, carryBytes);
+      buf = bigger;
+    }
+    const n = fs.readSync(fd, buf, carryBytes, Math.min(READ_BYTES, size - pos), pos);
     if (n <= 0) break;
     pos += n;
-    const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+    const data = buf.subarray(0, carryBytes + n);
     const lastNl = data.lastIndexOf(10);
     if (lastNl === -1) {
-      carry = Buffer.from(data);
+      carryBytes = data.length;
+      carry = data;
       continue;
     }
     // Decode the block's complete lines at once (a per-line decode costs more than JSON.parse),
     // and commit once per block: the stored offset is then the byte after the block's last newline.
-    const text = data.toString('utf8', 0, lastNl);
+    // An ASCII block (nearly every SDK trace: JSON escapes non-ASCII by default in Python) is copied
+    // as Latin-1, about twice as fast as a UTF-8 decode, and needs no validity check.
+    const ascii = isAscii(data.subarray(0, lastNl));
+    asciiBlock = ascii;
+    const text = data.toString(ascii ? 'latin1' : 'utf8', 0, lastNl);
     // Invalid UTF-8 is decoded to U+FFFD; the lines where that happened are reported, not silently changed.
-    const badUtf8 = !isUtf8(data.subarray(0, lastNl));
+    const badUtf8 = !ascii && !isUtf8(data.subarray(0, lastNl));
     let lineStart = 0;
     if (line === 0 && text.charCodeAt(0) === 0xfeff) {
       // A byte-order mark from an editor would make the first record (the run-start) invalid JSON.
@@ -201,8 +217,11 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     offset += lastNl + 1;
     pendingEnd = { offset, line };
     flush();
-    carry = Buffer.from(data.subarray(lastNl + 1));
+    carryBytes = data.length - (lastNl + 1);
+    buf.copy(buf, 0, lastNl + 1, data.length);
+    carry = buf.subarray(0, carryBytes);
   }
+  asciiBlock = false;
   if (!refused && opts.final && carry.length > 0 && pos >= size) {
     // A last line without newline: complete if it parses, otherwise a truncated write.
     const text = carry.toString('utf8');
@@ -237,7 +256,7 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
   /** Queues a parsed line's record or problem; true when the file is refused. */
   function accept(parsed: ParsedLine, lineNo: number): boolean {
     if (parsed.kind === 'record') {
-      const fixed = makeTextWellFormed(parsed.record);
+      const fixed = asciiBlock ? 0 : makeTextWellFormed(parsed.record);
       if (fixed) pendingProblems.push({ file, line: lineNo, level: 'warning', message: WELL_FORMED_MESSAGE(fixed) });
       const id = ids.resolve(parsed.record.run_id);
       if (id.runId !== parsed.record.run_id) {

@@ -4,6 +4,7 @@ import { openDatabase } from '../../store/open-database';
 import { createRecordWriter } from '../../store/write-records';
 import { getRunDetail } from '../../store/read-runs';
 import { foldRecords } from './fold-records';
+import { syntheticRunRecords } from '../../../../test/support/synthetic-trace';
 
 const NOW = 1_800_000_000_000;
 
@@ -42,5 +43,17 @@ describe('the in-memory fold and the SQLite store agree', () => {
     const once = viaStore([records]);
     expect(viaStore(records.map((r) => [r]))).toEqual(once);
     expect(viaStore([records, records])).toEqual(once);
+  });
+
+  it('for a long run whose step-ends come in a later block than their starts (steps are written many rows per statement)', () => {
+    const long = syntheticRunRecords({ runId: 'r', steps: 53, failAt: 20 });
+    const starts = long.filter((r) => r.type !== 'step-end');
+    const ends = long.filter((r) => r.type === 'step-end');
+    const folded = foldRecords(long, { now: NOW })[0];
+    // Ends split across two blocks, the first holding some steps of a 16-row chunk already stored.
+    const stored = viaStore([starts.slice(0, 30), [...ends.slice(0, 10), ...starts.slice(30)], ends.slice(10)]);
+    expect(stored.steps).toHaveLength(53);
+    expect(stored.steps).toEqual(folded.steps);
+    expect(viaStore([long])).toEqual(stored);
   });
 });

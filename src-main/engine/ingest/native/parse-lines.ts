@@ -78,8 +78,8 @@ export function parseTraceLine(text: string, line: number): ParsedLine {
     const msg = check(value);
     if (msg) return { kind: 'error', problem: { line, level: 'error', message: `${type} record: ${msg}` } };
   }
+  // No closure here: under tsx (the CLI, the bench) every function created per call is also renamed per call.
   let warnings: LineProblem[] = NO_WARNINGS;
-  const warn = (w: LineProblem) => (warnings === NO_WARNINGS ? (warnings = [w]) : warnings.push(w));
   if (type === 'run-start') {
     const major = Number(String(value.v).split('.')[0]);
     if (major !== TRACE_FORMAT_MAJOR) {
@@ -95,7 +95,7 @@ export function parseTraceLine(text: string, line: number): ParsedLine {
   }
   if (type === 'step-start') {
     if (!stepTypes.has(value.step_type as string)) {
-      warn({ line, level: 'warning', message: `unknown step type "${clip(String(value.step_type), 40)}" read as "generic"` });
+      warnings = [{ line, level: 'warning', message: `unknown step type "${clip(String(value.step_type), 40)}" read as "generic"` }];
       value.step_type = 'generic' satisfies StepType;
     }
     if (typeof value.index !== 'number' || !Number.isInteger(value.index) || value.index < 0) {
@@ -103,7 +103,9 @@ export function parseTraceLine(text: string, line: number): ParsedLine {
     }
     if (typeof value.replay_key !== 'string' || value.replay_key.length === 0) {
       value.replay_key = `${value.name}#${value.index}`;
-      warn({ line, level: 'warning', message: 'step-start record has no "replay_key"; derived one from name and index' });
+      const w: LineProblem = { line, level: 'warning', message: 'step-start record has no "replay_key"; derived one from name and index' };
+      if (warnings === NO_WARNINGS) warnings = [w];
+      else warnings.push(w);
     }
     if (value.parent_id === undefined) value.parent_id = null;
   }
