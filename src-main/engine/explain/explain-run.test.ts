@@ -46,7 +46,7 @@ afterEach(async () => {
 async function explainWith(script: ScriptedReply[], opts: { timeoutMs?: number; maxRetries?: number; budgetUsd?: number } = {}) {
   stub = await startMessagesStub(script);
   const model = anthropicModel({ apiKey: 'test-key', baseURL: stub.baseURL, maxRetries: opts.maxRetries ?? 2, timeoutMs: opts.timeoutMs ?? 5000 });
-  return explainRun({ run: failedRun(), blame, similar: [], settings }, model, { budgetUsd: opts.budgetUsd });
+  return explainRun({ run: failedRun(), blame, similar: [], settings }, () => model, { budgetUsd: opts.budgetUsd });
 }
 
 describe('the root-cause agent (against a local stub of the Messages API)', () => {
@@ -116,6 +116,6 @@ describe('the root-cause agent (against a local stub of the Messages API)', () =
 
   it('offline: an unreachable API gives a message that says so', async () => {
     const model = anthropicModel({ apiKey: 'k', baseURL: 'http://127.0.0.1:9', maxRetries: 0, timeoutMs: 2000 });
-    await expect(explainRun({ run: failedRun(), blame, similar: [], settings }, model)).rejects.toThrow(/could not reach the model API .*offline/);
+    await expect(explainRun({ run: failedRun(), blame, similar: [], settings }, () => model)).rejects.toThrow(/could not reach the model API .*offline/);
   });
 });

@@ -62,7 +62,8 @@ export function prepareExplain(i: ExplainInput, budgetUsd?: number): Prepared {
   };
 }
 
-export async function explainRun(i: ExplainInput, model: RootCauseModel, opts: { budgetUsd?: number; now?: number } = {}): Promise<Explanation> {
+/** `model` is asked for only after the budget check, so a call over budget needs no key. */
+export async function explainRun(i: ExplainInput, model: () => RootCauseModel, opts: { budgetUsd?: number; now?: number } = {}): Promise<Explanation> {
   const { estimate, message, redactor } = prepareExplain(i, opts.budgetUsd);
   if (!estimate.within_budget) {
     throw new EngineError(
@@ -70,7 +71,7 @@ export async function explainRun(i: ExplainInput, model: RootCauseModel, opts: {
       `the call would cost up to $${estimate.cost_usd.toFixed(4)}, over the budget of $${estimate.budget_usd.toFixed(4)} (explain.budget_usd in settings, or --budget)`,
     );
   }
-  const reply = await model.ask(message, { model: i.settings.model, maxTokens: i.settings.max_output_tokens });
+  const reply = await model().ask(message, { model: i.settings.model, maxTokens: i.settings.max_output_tokens });
   const base = {
     run_id: i.run.run.run_id,
     model: i.settings.model,

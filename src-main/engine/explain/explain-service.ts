@@ -104,10 +104,7 @@ export function createExplainService(deps: ExplainServiceDeps): { handlers: Expl
       estimateExplain: (a) => prepareExplain(inputOf(a.runId), a.budgetUsd).estimate,
       explainRun: async (a) => {
         const input = inputOf(a.runId);
-        // Estimated first: a run over budget is refused before any key or network is needed.
-        const { estimate } = prepareExplain(input, a.budgetUsd);
-        if (!estimate.within_budget) return explainRun(input, { ask: () => Promise.reject(new Error('unreachable')) }, { budgetUsd: a.budgetUsd });
-        const explanation = await explainRun(input, (deps.model ?? defaultModel)(input.settings), { budgetUsd: a.budgetUsd });
+        const explanation = await explainRun(input, () => (deps.model ?? defaultModel)(input.settings), { budgetUsd: a.budgetUsd });
         if (explanation.candidates.length || explanation.rejected.length) saveExplanation(db, explanation);
         return explanation;
       },

@@ -50,8 +50,11 @@ export function createMotifService(db: Db, paths: HomePaths, settings: () => Set
     return m;
   };
   const near = (runId: string, b: BlameResult) => {
+    const motifs = listMotifs(db);
+    // Most users have no motifs: blame then costs nothing more.
+    if (motifs.length === 0) return [];
     const s = settings().motifs;
-    return seenBefore(getRunDetail(db, runId), b, listMotifs(db), { minSimilarity: s.seen_before_min_similarity, max: s.seen_before_max });
+    return seenBefore(getRunDetail(db, runId), b, motifs, { minSimilarity: s.seen_before_min_similarity, max: s.seen_before_max });
   };
   return {
     learn,
