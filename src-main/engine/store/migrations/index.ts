@@ -5,6 +5,7 @@ import { migration0004 } from './0004-run-assertions';
 import { migration0005 } from './0005-failure-motifs';
 import { migration0006 } from './0006-trial-diagnostics';
 import { migration0007 } from './0007-run-state';
+import { migration0008 } from './0008-step-signatures';
 
 export interface Migration {
   version: number;
@@ -13,4 +14,4 @@ export interface Migration {
 }
 
 /** In order; a migration's version is its position (1-based). Never edit one that shipped: add a new one. */
-export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007];
+export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008];
