@@ -1,5 +1,6 @@
 import type { BlameResult, StepHealth } from '../../../src-shared/analysis';
 import type { Step } from '../../../src-shared/model';
+import { stepRoles, type StepRole } from '../../../src-shared/run-state';
 
 export type StepLook = 'blamed' | 'co-blamed' | 'symptom' | 'error' | 'weak' | 'healthy' | 'unscored' | 'running';
 
@@ -11,12 +12,15 @@ export interface BlameIndex {
   lineage: Set<string>;
 }
 
+/** Blamed, co-blamed and symptom as in every other view (src-shared/run-state.ts): co-blamed only where the engine's co_blamed says so. */
 export function indexBlame(blame: BlameResult | undefined): BlameIndex {
+  const roles = [...stepRoles(blame)];
+  const having = (role: StepRole) => new Set(roles.filter(([, r]) => r === role).map(([id]) => id));
   return {
     health: new Map((blame?.step_scores ?? []).map((h) => [h.step_id, h])),
-    blamed: new Set((blame?.blamed ?? []).slice(0, 1).map((b) => b.step_id)),
-    coBlamed: new Set([...(blame?.blamed ?? []).slice(1), ...(blame?.co_blamed ?? [])].map((b) => b.step_id)),
-    symptoms: new Set((blame?.symptoms ?? []).map((s) => s.step_id)),
+    blamed: having('blamed'),
+    coBlamed: having('co-blamed'),
+    symptoms: having('symptom'),
     lineage: new Set(blame?.lineage_path ?? []),
   };
 }

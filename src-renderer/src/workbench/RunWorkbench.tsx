@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import { RunCharts } from '../charts/RunCharts';
 import { PipelineCharts } from '../charts/PipelineCharts';
 import { ErrorNote } from '../common/ErrorNote';
@@ -9,7 +9,14 @@ import { hasRealTiming } from '../waterfall/time-axis';
 import { FindInRun } from '../find/FindInRun';
 import { useFind } from '../find/use-find';
 import { useEngineQuery } from '../api/use-engine-query';
-import { runHealth } from '../runs/run-health';
+import { runState } from '../../../src-shared/run-state';
+import { RunStatePill } from '../common/RunStatePill';
+import { RunId } from '../common/RunId';
+import { useShortRunId } from '../runs/use-short-ids';
+import { importCounts, RunImportProblems, useRunImportProblems } from './RunImportProblems';
+import { baselineFirst } from '../diff/diff-order';
+import { Splitter } from '../common/Splitter';
+import { useStoredSize } from '../common/use-stored-size';
 import type { Route, WorkbenchTab } from '../state/route';
 import { act, navigate, openDiff, setWorkbenchTab, togglePanel, useUi } from '../state/ui-store';
 import { DEFAULT_ROUTE } from '../state/route';
@@ -34,6 +41,11 @@ const TABS: [WorkbenchTab, string][] = [
 
 export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }> }) {
   const model = useRunModel(route.runId, route.stepId);
+  const importProblems = useRunImportProblems(route.runId);
+  const [leftWidth, setLeftWidth] = useStoredSize('steps-width', 320, 220, 640);
+  const [rightWidth, setRightWidth] = useStoredSize('side-width', 440, 320, 900);
+  const [blameShare, setBlameShare] = useStoredSize('blame-share', 48, 12, 88);
+  const rightRef = useRef<HTMLElement>(null);
   const panels = useUi((s) => s.panels);
   const { detail, detailError, tree, blameIndex } = model;
   const selected = route.stepId && tree?.byId.has(route.stepId) ? route.stepId : null;
@@ -65,7 +77,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
   }
   if (!detail || !tree) return <div className="pad muted" data-testid="run-loading">Loading run…</div>;
   const run = detail.run;
-  const health = runHealth(run, model.blame);
+  const state = runState({ ...run, import_problems: importCounts(importProblems) }, model.blame);
 
   return (
     <div className="workbench" data-testid="run-workbench" data-run-id={run.run_id}>
@@ -73,9 +85,9 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
         <button type="button" className="button ghost" onClick={() => act(navigate, DEFAULT_ROUTE)} title="Back to runs">
           ← Runs
         </button>
-        <span className={`status-pill status-${health}`}>{health}</span>
+        <RunStatePill state={state} />
         <h1 className="run-title">
-          <TraceText text={run.pipeline} truncateAt={120} /> <span className="mono muted run-id">{run.run_id}</span>
+          <TraceText text={run.pipeline} truncateAt={120} /> <RunId id={run.run_id} copy className="muted run-id" />
         </h1>
         <span className="run-facts mono muted">
           {formatTime(run.started_at)} · {formatDuration(run.duration_ms)} · {run.steps.toLocaleString('en-US')} steps
@@ -88,7 +100,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
         <ExportMenu runId={run.run_id} />
       </header>
       {(run.verdict || run.error) && (
-        <div className={`run-subheader ${health === 'failed' ? 'is-failed' : ''}`}>
+        <div className={`run-subheader ${state.state === 'failed' ? 'is-failed' : ''}`}>
           {run.verdict && (
             <span className={run.verdict.pass ? 'verdict-pass' : 'verdict-fail'} data-testid="run-verdict">
               verdict: {run.verdict.pass ? 'pass' : 'fail'}
@@ -111,11 +123,20 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
         </div>
       )}
       <ForkProvenanceBanner run={run} />
-      <div className="workbench-body">
+      <RunImportProblems problems={importProblems} />
+      <div
+        className={`workbench-body${route.tab === 'experiments' && route.exp ? ' is-wide' : ''}`}
+        style={{
+          // An experiment's scoreboard takes the full width; the step list and panels come back with the run's other tabs.
+          gridTemplateColumns:
+            route.tab === 'experiments' && route.exp ? 'minmax(0, 1fr)' : `${leftWidth}px 5px minmax(0, 1fr)${panels.blame || panels.step ? ` 5px ${rightWidth}px` : ''}`,
+        }}
+      >
         <aside className="pane pane-left">
           <FindInRun model={model} selected={selected} find={find} />
           <StepList model={model} selected={selected} find={find} />
         </aside>
+        <Splitter orientation="vertical" value={leftWidth} min={220} max={640} onResize={setLeftWidth} label="Resize the step list" />
         <main className="pane pane-center">
           <div className="tabs" role="tablist">
             {TABS.map(([t, label]) => (
@@ -144,9 +165,12 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
           </div>
         </main>
         {(panels.blame || panels.step) && (
-          <aside className="pane pane-right">
+          <Splitter orientation="vertical" value={rightWidth} min={320} max={900} onResize={setRightWidth} label="Resize the side panel" sign={-1} />
+        )}
+        {(panels.blame || panels.step) && (
+          <aside className="pane pane-right" ref={rightRef}>
             {panels.blame && (
-              <div className={`right-block blame-block${panels.step ? '' : ' alone'}`}>
+              <div className={`right-block blame-block${panels.step ? '' : ' alone'}`} style={panels.step ? { flex: `0 0 ${blameShare}%`, maxHeight: 'none' } : undefined}>
                 <div className="pane-head">
                   <span className="pane-title">Blame</span>
                   {blameIndex.blamed.size > 0 && <span className="muted small">lineage path drawn dashed on the graph</span>}
@@ -154,10 +178,21 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
                 <BlamePanel model={model} />
               </div>
             )}
+            {panels.blame && panels.step && (
+              <Splitter
+                orientation="horizontal"
+                value={blameShare}
+                min={12}
+                max={88}
+                onResize={setBlameShare}
+                label="Resize the blame and step panels"
+                scale={100 / Math.max(200, rightRef.current?.clientHeight ?? 600)}
+              />
+            )}
             {panels.step && (
               <div className="right-block step-block">
                 {selectedStep ? (
-                  <StepPanel run={run} step={selectedStep} health={blameIndex.health.get(selectedStep.step_id)} />
+                  <StepPanel run={run} step={selectedStep} health={blameIndex.health.get(selectedStep.step_id)} blame={model.blame} />
                 ) : (
                   <RunOverview input={run.input} output={run.output} />
                 )}
@@ -189,6 +224,7 @@ function RunOverview({ input, output }: { input: unknown; output: unknown }) {
 
 function CompareWith({ runId, pipeline }: { runId: string; pipeline: string }) {
   const runs = useEngineQuery('listRuns', { pipeline, limit: 2000 });
+  const shortRunId = useShortRunId();
   const others = (runs.data ?? []).filter((r) => r.run_id !== runId).sort((a, b) => b.started_at - a.started_at);
   return (
     <label className="field">
@@ -196,13 +232,17 @@ function CompareWith({ runId, pipeline }: { runId: string; pipeline: string }) {
       <select
         value=""
         aria-label="Compare with another run"
-        onChange={(e) => e.target.value && act(openDiff, e.target.value, runId)}
+        onChange={(e) => {
+          const other = others.find((r) => r.run_id === e.target.value);
+          const self = (runs.data ?? []).find((r) => r.run_id === runId);
+          if (other) act(openDiff, ...(self ? baselineFirst(self, other) : ([other.run_id, runId] as const)));
+        }}
         disabled={others.length === 0}
       >
         <option value="">{others.length ? 'choose a run…' : 'no other run of this pipeline'}</option>
         {others.map((r) => (
           <option key={r.run_id} value={r.run_id}>
-            {r.run_id.slice(0, 8)} · {formatTime(r.started_at)} · {runHealth(r)}
+            {shortRunId(r.run_id)} · {formatTime(r.started_at)} · {runState(r).label}
           </option>
         ))}
       </select>

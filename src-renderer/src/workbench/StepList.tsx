@@ -101,7 +101,9 @@ export function StepList({ model, selected, find }: { model: RunModel; selected:
                 </span>
                 {flat && find.hitOf.has(row.id) && <span className="step-row-where">{find.hitOf.get(row.id)!.fields.join(' ')}</span>}
                 <span className={`type-tag type-${step.type}`}>{step.type}</span>
-                <span className="step-row-num mono">{score === null ? '' : formatScore(score)}</span>
+                <span className="step-row-num mono" title={look === 'blamed' || look === 'co-blamed' ? 'blamed in the blame panel, whatever its scorers said' : 'health score'}>
+                  {look === 'blamed' || look === 'co-blamed' ? <span className="row-role">{look}</span> : score === null ? '' : formatScore(score)}
+                </span>
                 <span className="step-row-num mono muted">{formatDuration(step.duration_ms)}</span>
               </div>
             );
