@@ -21,7 +21,7 @@ let engine: Engine | undefined;
 let receiver: RunningOtlpReceiver | undefined;
 let home: string;
 
-async function setup(opts: { token?: string; maxBodyBytes?: number; pendingIdleMs?: number } = {}) {
+async function setup(opts: { token?: string; maxBodyBytes?: number } = {}) {
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-otlp-'));
   engine = createEngine({ home });
   receiver = await startOtlpReceiver(engine, { port: 0, ...opts });
@@ -147,29 +147,35 @@ describe('OTLP/HTTP receiver', () => {
     ]);
   });
 
-  it('a trace whose root never arrives shows as an incomplete run once no span came for the idle time, or when the receiver stops', async () => {
-    await setup({ pendingIdleMs: 50 });
-    const orphan = validRequest('ac');
-    Object.assign(orphan.resourceSpans[0].scopeSpans[0].spans[0], { parentSpanId: '99'.repeat(8), name: 'child of a remote parent' });
-    const changed = new Promise<void>((resolve) => engine!.events.subscribe((event) => event === 'data-changed' && resolve()));
-    expect((await post(JSON.stringify(orphan), { 'content-type': 'application/json' })).status).toBe(200);
-    await changed;
-    const detail = await engine!.call('getRun', { runId: 'ac'.repeat(16) });
-    expect(detail.ok && detail.value.run.status).toBe('incomplete');
-    expect(detail.ok && detail.value.steps.map((s) => s.name)).toContain('child of a remote parent');
+  it('a trace shows live before its root ends: a parent not received yet is a running step, replaced by the real span when it arrives', async () => {
+    await setup();
+    const child = validRequest('ac');
+    Object.assign(child.resourceSpans[0].scopeSpans[0].spans[0], { spanId: '22'.repeat(8), parentSpanId: '11'.repeat(8), name: 'first call' });
+    expect((await post(JSON.stringify(child), { 'content-type': 'application/json' })).status).toBe(200);
+    const live = await engine!.call('getRun', { runId: 'ac'.repeat(16) });
+    if (!live.ok) throw new Error(live.error.message);
+    expect(live.value.steps.map((s) => [s.step_id, s.name, s.status, s.parent_id])).toEqual([
+      ['11'.repeat(8), `(span ${'11'.repeat(8)}: not received yet)`, 'running', null],
+      ['22'.repeat(8), 'first call', 'ok', '11'.repeat(8)],
+    ]);
+    expect(live.value.run.status).not.toBe('ok');
 
-    // Waiting spans are not lost when the receiver stops: they are moved into the inbox and imported.
-    await receiver!.close();
-    receiver = await startOtlpReceiver(engine!, { port: 0 });
-    const waiting = validRequest('ad');
-    Object.assign(waiting.resourceSpans[0].scopeSpans[0].spans[0], { parentSpanId: '99'.repeat(8) });
-    expect((await post(JSON.stringify(waiting), { 'content-type': 'application/json' })).status).toBe(200);
-    const before = await engine!.call('listRuns', {});
-    expect(before.ok && before.value.map((r) => r.run_id)).not.toContain('ad'.repeat(16));
-    await receiver!.close();
-    receiver = undefined;
-    const after = await engine!.call('listRuns', {});
-    expect(after.ok && after.value.map((r) => r.run_id)).toContain('ad'.repeat(16));
+    const root = validRequest('ac');
+    Object.assign(root.resourceSpans[0].scopeSpans[0].spans[0], { name: 'agent', startTimeUnixNano: '1699999999000000000', endTimeUnixNano: '1700000002000000000' });
+    expect((await post(JSON.stringify(root), { 'content-type': 'application/json' })).status).toBe(200);
+    const done = await engine!.call('getRun', { runId: 'ac'.repeat(16) });
+    if (!done.ok) throw new Error(done.error.message);
+    expect(done.value.steps.map((s) => [s.step_id, s.name, s.status, s.parent_id])).toEqual([
+      ['11'.repeat(8), 'agent', 'ok', null],
+      ['22'.repeat(8), 'first call', 'ok', '11'.repeat(8)],
+    ]);
+    expect(done.value.run.status).toBe('ok');
+    // The inbox file is what a rebuild reads: only the received spans, no placeholder left.
+    const file = fs.readFileSync(path.join(home, 'inbox', 'otlp', `${'ac'.repeat(16)}.otlp.jsonl`), 'utf8');
+    expect(file).not.toContain('not received yet');
+    expect(file.trim().split('\n')).toHaveLength(2);
+    const problems = await engine!.call('listImportErrors', {});
+    expect(problems.ok && problems.value).toEqual([]);
   });
 
   it('a request carrying a browser Origin is refused and plants nothing; no CORS preflight is answered', async () => {

@@ -43,8 +43,6 @@ export interface OtlpReceiverOptions {
   /** When set, every export must carry it (Authorization: Bearer …, or x-traceback-token). */
   token?: string | null;
   maxBodyBytes?: number;
-  /** How long a trace without its root waits before it is imported as it is (tests shorten it). */
-  pendingIdleMs?: number;
 }
 
 export interface RunningOtlpReceiver {
@@ -108,7 +106,7 @@ export async function startOtlpReceiver(engine: Engine, opts: OtlpReceiverOption
   const token = opts.token || null;
   const maxBytes = opts.maxBodyBytes ?? OTLP_MAX_BODY_BYTES;
   let port = 0;
-  const traces = createTraceReceiver(engine, { idleMs: opts.pendingIdleMs });
+  const traces = createTraceReceiver(engine);
   const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
 
   const server = http.createServer((req, res) => {
@@ -197,19 +195,14 @@ export async function startOtlpReceiver(engine: Engine, opts: OtlpReceiverOption
     });
   });
   port = (server.address() as { port: number }).port;
-  // Only once the port is ours: starting moves traces a previous receiver left waiting, which a
-  // second receiver that failed to listen must not do to a running one.
-  traces.start();
   return {
     port,
     endpoint: `http://127.0.0.1:${port}`,
-    close: async () => {
-      await new Promise<void>((resolve) => {
+    close: () =>
+      new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-      });
-      await traces.close();
-    },
+      }),
   };
 }
 

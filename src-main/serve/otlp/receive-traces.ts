@@ -1,31 +1,33 @@
 /**
  * What the OTLP receiver does with one decoded ExportTraceServiceRequest,
  * apart from HTTP: checks each span the way the OTLP importer will, splits
- * the good ones by trace, appends each trace's spans as one OTLP/JSON line
- * to that trace's own file, and imports the file through the engine's own
- * import call once the trace is whole.
+ * the good ones by trace, adds each trace's spans as one OTLP/JSON line to
+ * that trace's own file, `inbox/otlp/<trace id>.otlp.jsonl`, and imports the
+ * file through the engine's own import call before answering.
  *
- * Why one file per trace, and why "once whole": an OTel batch exporter sends
- * a trace's spans in several requests, children first (a span is exported
- * when it ends, and a parent ends after its children). The importer keys
- * runs by trace id, reads a file whole, and a run id belongs to the file that
- * first wrote it (store/run-id-collisions.ts) — so every batch of a trace
- * goes to the same file, and importing it again upserts the run with all its
- * spans. But spans whose parent has not arrived are imported under a
- * synthetic "(missing parent)" step that a later import cannot take back; so
- * a trace waits in `<home>/otlp-pending/` until it has a root and no span
- * names a parent it lacks, then moves to `inbox/otlp/<trace id>.otlp.jsonl`
- * and is imported. Spans that arrive after that (work that outlived its
- * parent) are appended there and imported at once. A trace that never
- * becomes whole (its root is in another service, or its process died) is
- * moved into the inbox after PENDING_IDLE_MS without news, and when the
- * receiver stops or starts, and shows as an incomplete run.
+ * Why one file per trace: an OTel batch exporter sends a trace's spans in
+ * several requests, and the importer keys runs by trace id, reads a file
+ * whole, and gives a run id to the file that first wrote it
+ * (store/run-id-collisions.ts). So every batch of a trace goes to the same
+ * file, and importing it again upserts the run with all its spans: a second
+ * batch extends the run, it is neither refused nor a duplicate. The inbox
+ * copy is also what the CLI's inbox sync sees and what a rebuild reads.
+ *
+ * Why placeholders: batches come children first (a span is exported when it
+ * ends, and a parent ends after its children). Imported as they are, spans
+ * whose parent has not arrived would hang under a synthetic "(missing
+ * parent)" step that no later import can take back. Instead the file ends,
+ * while parents are missing, with one placeholder line: a span for each
+ * missing parent, with that parent's span id, no end and no attributes. The
+ * run shows live, with its unfinished parents as running steps; when a
+ * parent arrives, the placeholder line is rewritten without it, and the real
+ * span upserts the same step (same id) with its own name, times and fields.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Engine } from '../../engine/create-engine';
 import { isObject } from '../../engine/ingest/foreign/chat-messages';
-import { decodeId, nanosToMs } from '../../engine/ingest/otlp/otlp-values';
+import { decodeId, msToNanos, nanosToMs } from '../../engine/ingest/otlp/otlp-values';
 
 /** The request is not an ExportTraceServiceRequest at all: the whole export is refused (HTTP 400). */
 export class BadExportRequest extends Error {}
@@ -44,11 +46,17 @@ interface ReceivedTraces {
 
 const MAX_REJECTION_LINES = 5;
 
+interface SpanLink {
+  spanId: string;
+  parentSpanId: string | null;
+  startMs: number;
+}
+
 interface TraceBatch {
   /** resourceSpans entries holding only this trace's spans. */
   resourceSpans: Record<string, unknown>[];
-  /** The batch's span ids and the parents they name (hex; null for a root). */
-  spans: { spanId: string; parentSpanId: string | null }[];
+  /** The batch's span ids, the parents they name (hex; null for a root) and their start times. */
+  spans: SpanLink[];
 }
 
 /** Why the OTLP importer would skip this span, or null when it would keep it. */
@@ -93,7 +101,7 @@ function splitByTrace(request: unknown): { batches: Map<string, TraceBatch>; acc
         let batch = batches.get(traceId);
         if (!batch) batches.set(traceId, (batch = { resourceSpans: [], spans: [] }));
         // A parent id that is not a valid id is read as no parent by the importer too (otlp-import.ts).
-        batch.spans.push({ spanId: decodeId(s.spanId, 8)!, parentSpanId: decodeId(s.parentSpanId, 8) });
+        batch.spans.push({ spanId: decodeId(s.spanId, 8)!, parentSpanId: decodeId(s.parentSpanId, 8), startMs: nanosToMs(s.startTimeUnixNano)! });
         // Spans of one resource and scope stay together, so the file reads like the exporter's own output.
         let rsOut = batch.resourceSpans.find((r) => r.__source === rs);
         if (!rsOut) batch.resourceSpans.push((rsOut = { __source: rs, resource: rs.resource, scopeSpans: [] }));
@@ -113,113 +121,82 @@ function batchLine(batch: TraceBatch): string {
   return JSON.stringify({ resourceSpans: batch.resourceSpans }, (key, value: unknown) => (key === '__source' ? undefined : value)) + '\n';
 }
 
-/** A trace waiting for its root: which spans it has and which parents they name. */
-interface PendingTrace {
-  file: string;
-  spans: Set<string>;
-  parents: Set<string>;
-  hasRoot: boolean;
-  lastSeen: number;
+/** Marks the placeholder line (an unknown top-level field, which the importer ignores). */
+const PLACEHOLDER_MARK = '"tracebackPlaceholders":true';
+
+/** One line of spans standing in for parents that have not arrived, or '' when none is missing. */
+function placeholderLine(traceId: string, links: SpanLink[]): string {
+  const have = new Set(links.map((l) => l.spanId));
+  const firstChildStart = new Map<string, number>();
+  for (const l of links) {
+    if (l.parentSpanId === null || have.has(l.parentSpanId)) continue;
+    const seen = firstChildStart.get(l.parentSpanId);
+    if (seen === undefined || l.startMs < seen) firstChildStart.set(l.parentSpanId, l.startMs);
+  }
+  if (!firstChildStart.size) return '';
+  const spans = [...firstChildStart].map(([spanId, startMs]) => ({
+    traceId,
+    spanId,
+    name: `(span ${spanId}: not received yet)`,
+    startTimeUnixNano: msToNanos(startMs),
+  }));
+  return `{${PLACEHOLDER_MARK},"resourceSpans":[{"scopeSpans":[{"spans":${JSON.stringify(spans)}}]}]}\n`;
 }
 
-/** How long a trace that is not whole waits for more spans before it is imported as it is. */
-const PENDING_IDLE_MS = 2 * 60 * 1000;
+/** The lines of a trace's file so far, without its placeholder line, and the spans they hold. */
+function readTraceFile(file: string): { lines: string; links: SpanLink[] } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { lines: '', links: [] };
+    throw err;
+  }
+  const links: SpanLink[] = [];
+  const kept: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '' || line.startsWith(`{${PLACEHOLDER_MARK}`)) continue;
+    kept.push(line);
+    try {
+      for (const batch of splitByTrace(JSON.parse(line)).batches.values()) links.push(...batch.spans);
+    } catch {
+      // A damaged line (a write cut short by a crash) stays for the importer to report; it names no spans.
+    }
+  }
+  return { lines: kept.length ? kept.join('\n') + '\n' : '', links };
+}
 
 export interface TraceReceiver {
-  /** Imports traces an earlier process left waiting, and starts the idle clock. */
-  start(): void;
-  /**
-   * Stores the request's valid spans; resolves once they are on disk and,
-   * for traces that are whole, once their import has committed.
-   */
+  /** Stores the request's valid spans and resolves once their import has committed. */
   receive(request: unknown): Promise<ReceivedTraces>;
-  /** Moves every waiting trace into the inbox and imports it. */
-  close(): Promise<void>;
 }
 
-export function createTraceReceiver(engine: Engine, opts: { idleMs?: number } = {}): TraceReceiver {
-  const idleMs = opts.idleMs ?? PENDING_IDLE_MS;
-  const inboxFolder = path.join(engine.paths.inbox, 'otlp');
-  const pendingFolder = path.join(engine.paths.home, 'otlp-pending');
-  const pending = new Map<string, PendingTrace>();
-
-  const importFiles = async (files: string[]) => {
-    if (!files.length) return;
-    const result = await engine.call('importPaths', { paths: files });
-    if (!result.ok) throw new ImportUnavailable(result.error.message);
-  };
-  /** Moves a waiting trace's file into the inbox; returns the inbox path. */
-  const release = (traceId: string, file: string): string => {
-    const target = path.join(inboxFolder, `${traceId}.otlp.jsonl`);
-    fs.mkdirSync(inboxFolder, { recursive: true });
-    // A file already there (spans that came after an earlier release) keeps its lines; these join them.
-    if (fs.existsSync(target)) {
-      fs.appendFileSync(target, fs.readFileSync(file));
-      fs.unlinkSync(file);
-    } else fs.renameSync(file, target);
-    pending.delete(traceId);
-    return target;
-  };
-  /** Traces left waiting by an earlier process (it stopped or crashed) go to the inbox as they are. */
-  const releaseLeftovers = () => {
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(pendingFolder).filter((n) => n.endsWith('.otlp.jsonl'));
-    } catch {
-      return [];
-    }
-    return names.map((n) => release(n.slice(0, -'.otlp.jsonl'.length), path.join(pendingFolder, n)));
-  };
-  let startup: Promise<void> = Promise.resolve();
-  let idleTimer: NodeJS.Timeout | undefined;
-
+export function createTraceReceiver(engine: Engine): TraceReceiver {
+  const folder = path.join(engine.paths.inbox, 'otlp');
   return {
-    start() {
-      startup = importFiles(releaseLeftovers()).catch(() => undefined);
-      idleTimer = setInterval(() => {
-        const now = Date.now();
-        const stale = [...pending].filter(([, t]) => now - t.lastSeen >= idleMs).map(([id, t]) => release(id, t.file));
-        importFiles(stale).catch(() => undefined); // still in the inbox: the watcher or the next sync imports them
-      }, Math.min(idleMs, 10_000));
-      idleTimer.unref();
-    },
     async receive(request) {
       const { batches, accepted, rejected, rejections } = splitByTrace(request);
-      const ready: string[] = [];
+      const files: string[] = [];
       try {
+        if (batches.size) fs.mkdirSync(folder, { recursive: true });
         for (const [traceId, batch] of batches) {
-          const line = batchLine(batch);
-          const released = path.join(inboxFolder, `${traceId}.otlp.jsonl`);
-          if (!pending.has(traceId) && fs.existsSync(released)) {
-            fs.appendFileSync(released, line);
-            ready.push(released);
-            continue;
-          }
-          let trace = pending.get(traceId);
-          if (!trace) {
-            fs.mkdirSync(pendingFolder, { recursive: true });
-            trace = { file: path.join(pendingFolder, `${traceId}.otlp.jsonl`), spans: new Set(), parents: new Set(), hasRoot: false, lastSeen: 0 };
-            pending.set(traceId, trace);
-          }
-          fs.appendFileSync(trace.file, line);
-          trace.lastSeen = Date.now();
-          for (const span of batch.spans) {
-            trace.spans.add(span.spanId);
-            if (span.parentSpanId) trace.parents.add(span.parentSpanId);
-            else trace.hasRoot = true;
-          }
-          if (trace.hasRoot && [...trace.parents].every((p) => trace.spans.has(p))) ready.push(release(traceId, trace.file));
+          const file = path.join(folder, `${traceId}.otlp.jsonl`);
+          const sofar = readTraceFile(file);
+          const content = sofar.lines + batchLine(batch) + placeholderLine(traceId, [...sofar.links, ...batch.spans]);
+          // Written whole and renamed into place: a reader (the watcher, a CLI sync) never sees half a rewrite.
+          const temp = path.join(folder, `.${traceId}.${process.pid}.tmp`);
+          fs.writeFileSync(temp, content);
+          fs.renameSync(temp, file);
+          files.push(file);
         }
       } catch (err) {
-        throw new ImportUnavailable(`cannot write the spans to disk: ${(err as Error).message}`);
+        throw new ImportUnavailable(`cannot write the spans to the inbox: ${(err as Error).message}`);
       }
-      await importFiles(ready);
+      if (files.length) {
+        const result = await engine.call('importPaths', { paths: files });
+        if (!result.ok) throw new ImportUnavailable(result.error.message);
+      }
       return { acceptedSpans: accepted, rejectedSpans: rejected, rejections, traceIds: [...batches.keys()] };
-    },
-    async close() {
-      clearInterval(idleTimer);
-      await startup;
-      await importFiles(releaseLeftovers()).catch(() => undefined);
     },
   };
 }
