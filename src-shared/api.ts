@@ -111,6 +111,8 @@ export const callSchemas = {
   /** `content`: a motif file's text; `name`: the file, named in errors. */
   importMotifs: z.object({ content: z.string().max(50_000_000), name: z.string().min(1).max(4096) }).strict(),
   forgetMotif: z.object({ motifId: z.string().min(1).max(200) }).strict(),
+  /** The user accepts blame's finding at `at` and says what that step should have produced: remembered as a motif. */
+  learnMotif: z.object({ runId, at: stepRef, output: z.json() }).strict(),
   /** The remembered motifs closest to a failed run ([] for a healthy one). */
   seenBefore: z.object({ runId }).strict(),
 };
@@ -158,6 +160,7 @@ export interface CallResults {
   exportMotifs: MotifFile;
   importMotifs: { added: number; total: number };
   forgetMotif: FailureMotif;
+  learnMotif: FailureMotif;
   seenBefore: SeenBefore[];
 }
 

@@ -9,9 +9,9 @@ import { motifFilePath } from '../../engine/motifs/motif-service';
 
 export const motifsCommand: Command = {
   name: 'motifs',
-  usage: 'tb motifs [--json] | tb motifs export [FILE] | tb motifs import FILE | tb motifs forget ID',
+  usage: 'tb motifs [--json] | tb motifs export [FILE] | tb motifs import FILE | tb motifs forget ID | tb motifs learn RUN --at STEP --output JSON',
   summary: 'failure motifs learned from confirmed causes ("seen before", pitfalls, the SDK guard): list, share, forget',
-  flags: {},
+  flags: { values: ['at', 'output'] },
   async run(ctx) {
     const [action, arg] = ctx.args.positional;
     const engine = ctx.engine();
@@ -53,6 +53,22 @@ export const motifsCommand: Command = {
       else ctx.out(`forgot ${m.motif_id}: ${oneLine(safeText(m.name), 100)}`);
       return EXIT_OK;
     }
-    throw new UsageError(`unknown action "${action}" (list, export, import, forget)`);
+    if (action === 'learn') {
+      // The user accepts blame's finding at STEP and says what the step should have produced.
+      const at = ctx.args.values.at;
+      const raw = ctx.args.values.output;
+      if (!arg || !at || raw === undefined) throw new UsageError('learn needs RUN --at STEP --output JSON (what that step should have produced)');
+      let output: unknown;
+      try {
+        output = JSON.parse(raw);
+      } catch (err) {
+        throw new UsageError(`--output is not JSON: ${(err as Error).message}`);
+      }
+      const m = await callEngine(engine, 'learnMotif', { runId: arg, at, output });
+      if (json) ctx.json(m);
+      else ctx.out(`remembered ${m.motif_id}: ${oneLine(safeText(m.name), 100)}`);
+      return EXIT_OK;
+    }
+    throw new UsageError(`unknown action "${action}" (list, export, import, forget, learn)`);
   },
 };

@@ -15,13 +15,16 @@ import type { HomePaths } from '../home';
 import type { Db } from '../store/open-database';
 import { getRunDetail } from '../store/read-runs';
 import { getExperimentSummary } from '../experiments/summarize-experiment';
+import { resolveForkStep } from '../experiments/resolve-fork-step';
+import { EngineError } from '../../../src-shared/result';
+import type { Json } from '../../../src-shared/trace-format';
 import type { Settings } from '../scoring/settings';
 import { deriveMotif, type ConfirmedCause } from './derive-motif';
 import { motifFileOf, parseMotifFile } from './motif-file';
 import { forgetMotif, listMotifs, saveMotif } from './motif-store';
 import { seenBefore } from './seen-before';
 
-type MotifHandlers = Pick<ApiHandlers, 'listMotifs' | 'exportMotifs' | 'importMotifs' | 'forgetMotif' | 'seenBefore'>;
+type MotifHandlers = Pick<ApiHandlers, 'listMotifs' | 'exportMotifs' | 'importMotifs' | 'forgetMotif' | 'seenBefore' | 'learnMotif'>;
 
 export interface MotifService {
   handlers: MotifHandlers;
@@ -95,6 +98,13 @@ export function createMotifService(db: Db, paths: HomePaths, settings: () => Set
         const m = forgetMotif(db, a.motifId);
         writeSdkFile();
         return m;
+      },
+      learnMotif: (a) => {
+        const source = getRunDetail(db, a.runId);
+        const step = resolveForkStep(source, a.at);
+        const b = blame(source.run.run_id);
+        if (b.healthy) throw new EngineError('bad_request', `run ${source.run.run_id} looks healthy: there is no failure to learn from`);
+        return learn({ source, step, fixedOutput: a.output as Json, blame: b, experiment: null, origin: 'blame' });
       },
       seenBefore: (a) => {
         const b = blame(a.runId);
