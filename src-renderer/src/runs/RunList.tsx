@@ -3,12 +3,23 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { RunSummary } from '../../../src-shared/model';
 import { runState } from '../../../src-shared/run-state';
 import { RunStatePill } from '../common/RunStatePill';
-import { TraceText } from '../common/TraceText';
+import { revealControls } from '../text/visible-controls';
 import { act, openRun, setRunsQuery, toggleComparePick, useUi } from '../state/ui-store';
 import { formatDuration, formatScore, formatTime } from '../text/format';
 import { useShortRunId } from './use-short-ids';
 
 const ROW_HEIGHT = 30;
+
+/**
+ * Trace text for a one-line cell: controls made visible, cut with an ellipsis,
+ * the whole text in the cell's title. No "show all" button: a row keeps one tab stop.
+ */
+function clip(text: string, max: number): string {
+  const shown = revealControls(text)
+    .map((p) => p.text)
+    .join('');
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+}
 
 /**
  * The runs as a virtualized table. Keyboard: one tab stop for the whole list
@@ -123,7 +134,7 @@ export function RunList({ runs }: { runs: RunSummary[] }) {
                       act(setRunsQuery, { pipeline: run.pipeline });
                     }}
                   >
-                    <TraceText text={run.pipeline} truncateAt={80} />
+                    {clip(run.pipeline, 80)}
                   </button>
                 </span>
                 <span role="gridcell" className="mono ellipsis-cell" title={run.run_id}>
@@ -145,7 +156,7 @@ export function RunList({ runs }: { runs: RunSummary[] }) {
                       {run.verdict.detail ? (
                         <span className="muted">
                           {' '}
-                          · <TraceText text={run.verdict.detail} truncateAt={120} />
+                          · {clip(run.verdict.detail, 120)}
                         </span>
                       ) : null}
                     </span>

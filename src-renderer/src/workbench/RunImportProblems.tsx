@@ -26,11 +26,13 @@ export function importCounts(problems: ImportError[]): { errors: number; warning
  */
 export function RunImportProblems({ problems }: { problems: ImportError[] }) {
   const { errors, warnings } = importCounts(problems);
-  const [open, setOpen] = useState(errors > 0);
+  // Until the user toggles it, open exactly when a line was lost (the problems arrive after the first render).
+  const [toggled, setToggled] = useState<boolean | null>(null);
+  const open = toggled ?? errors > 0;
   if (problems.length === 0) return null;
   return (
     <section className={`import-errors run-import-problems${errors ? ' has-errors' : ''}`} aria-label="Import problems of this run" data-testid="run-import-problems" id="run-import-problems">
-      <button type="button" className="import-errors-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+      <button type="button" className="import-errors-head" aria-expanded={open} onClick={() => setToggled(!open)}>
         {open ? '▾' : '▸'} This run&apos;s trace file had {errors ? `${errors} import error${errors === 1 ? '' : 's'}` : ''}
         {errors && warnings ? ' and ' : ''}
         {warnings ? `${warnings} warning${warnings === 1 ? '' : 's'}` : ''}
