@@ -182,9 +182,11 @@ test('a user marks a healthy-looking run as failed with the expected answer, see
   await expect(app.getByTestId('blame-verdict')).toContainText('Failed (marked by you).');
   await expect(app.getByTestId('blame-verdict')).toContainText('Only Port Aurel and Vessen');
   await expect(app.getByTestId('blamed-step')).toBeVisible();
-  await expect(app.getByTestId('co-blamed-step')).toHaveCount(2);
+  // The two lower-ranked suspects are suspects, not co-blamed: the engine's co_blamed is empty here.
+  await expect(app.getByTestId('suspect-step')).toHaveCount(2);
+  await expect(app.getByTestId('co-blamed-step')).toHaveCount(0);
   await expect(app.getByTestId('marked-failed')).toBeVisible();
-  await expect(app.locator('.run-header .status-pill')).toHaveText('failed');
+  await expect(app.locator('.run-header .status-pill')).toHaveText('failed (you)');
   await screenshot(app, 'marked-failed-ranking');
 
   // The mark is stored on the run: the gate and a fresh blame see it.

@@ -27,7 +27,7 @@ import { MarkFailedMenu } from './MarkFailedMenu';
 import { StepList } from './StepList';
 import { StepPanel } from './StepPanel';
 import { useRunModel } from './use-run-model';
-import { JsonView } from '../common/JsonView';
+import { ContentView } from '../common/ContentView';
 import { ExperimentsTab } from '../experiments/ExperimentsTab';
 import { ForkProvenanceBanner } from '../experiments/ForkProvenanceBanner';
 import { Section } from '../common/Section';
@@ -42,8 +42,8 @@ const TABS: [WorkbenchTab, string][] = [
 export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }> }) {
   const model = useRunModel(route.runId, route.stepId);
   const importProblems = useRunImportProblems(route.runId);
-  const [leftWidth, setLeftWidth] = useStoredSize('steps-width', 320, 220, 640);
-  const [rightWidth, setRightWidth] = useStoredSize('side-width', 440, 320, 900);
+  const [leftWidth, setLeftWidth] = useStoredSize('steps-width', 300, 220, 640);
+  const [rightWidth, setRightWidth] = useStoredSize('side-width', 400, 320, 900);
   const [blameShare, setBlameShare] = useStoredSize('blame-share', 48, 12, 88);
   const rightRef = useRef<HTMLElement>(null);
   const panels = useUi((s) => s.panels);
@@ -212,11 +212,11 @@ function RunOverview({ input, output }: { input: unknown; output: unknown }) {
         <span className="pane-title">Run</span>
         <span className="muted small">select a step to see its input, output and error</span>
       </div>
-      <Section title="Run input">
-        {input === null || input === undefined ? <span className="muted">none recorded</span> : <JsonView value={input as never} needles={[]} />}
-      </Section>
       <Section title="Run output">
-        {output === null || output === undefined ? <span className="muted">none recorded</span> : <JsonView value={output as never} needles={[]} />}
+        {output === null || output === undefined ? <span className="muted">none recorded</span> : <ContentView value={output as never} needles={[]} />}
+      </Section>
+      <Section title="Run input">
+        {input === null || input === undefined ? <span className="muted">none recorded</span> : <ContentView value={input as never} needles={[]} />}
       </Section>
     </div>
   );

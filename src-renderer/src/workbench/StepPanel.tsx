@@ -5,6 +5,7 @@ import type { Run, Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { CopyButton } from '../common/CopyButton';
 import { JsonView } from '../common/JsonView';
+import { ContentView } from '../common/ContentView';
 import { ForkFromHereButton } from '../experiments/ForkFromHereButton';
 import { Section } from '../common/Section';
 import { TraceText } from '../common/TraceText';
@@ -142,15 +143,16 @@ export function StepPanel({ run, step, health, blame }: { run: Run; step: Step; 
 
       <ScoresSection health={health} step={step} />
 
-      <Section title="Input" testId="step-input" actions={<CopyButton text={() => toCopyText(step.input ?? undefined)} />}>
-        {step.input === null || step.input === undefined ? <span className="muted">none recorded</span> : <JsonView key={remountKey} value={step.input} needles={needlesFor('input')} />}
-      </Section>
+      {/* The answer first: a chat step's output would otherwise sit under its whole input conversation. */}
       <Section title="Output" testId="step-output" actions={<CopyButton text={() => toCopyText(step.output ?? undefined)} />}>
         {step.output === null || step.output === undefined ? (
           <span className="muted">{step.status === 'running' ? 'still running' : 'none recorded'}</span>
         ) : (
-          <JsonView key={remountKey} value={step.output} needles={needlesFor('output')} />
+          <ContentView key={remountKey} value={step.output} needles={needlesFor('output')} />
         )}
+      </Section>
+      <Section title="Input" testId="step-input" actions={<CopyButton text={() => toCopyText(step.input ?? undefined)} />}>
+        {step.input === null || step.input === undefined ? <span className="muted">none recorded</span> : <ContentView key={remountKey} value={step.input} needles={needlesFor('input')} />}
       </Section>
       {Object.keys(step.metadata ?? {}).length > 0 && (
         <Section title="Metadata" testId="step-metadata" actions={<CopyButton text={() => toCopyText(step.metadata as Json)} />}>
