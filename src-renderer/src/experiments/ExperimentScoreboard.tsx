@@ -1,6 +1,5 @@
 import { useMemo, useState } from 'react';
 import { RunId } from '../common/RunId';
-import { RunId } from '../common/RunId';
 import type { Arm, ArmSummary, ExperimentDetail, TrialSummary } from '../../../src-shared/experiments';
 import type { ApiError } from '../../../src-shared/result';
 import { useApi } from '../api/api-context';
