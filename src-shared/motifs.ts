@@ -62,5 +62,7 @@ export interface MotifFile {
   format: typeof MOTIF_FILE_FORMAT;
   version: number;
   exported_at: number;
+  /** The gate's thresholds from the app's settings (motifs.pitfall_threshold, motifs.guard_threshold): the SDKs' defaults. */
+  thresholds?: { pitfall: number; guard: number };
   motifs: FailureMotif[];
 }

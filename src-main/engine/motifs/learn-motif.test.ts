@@ -25,7 +25,10 @@ describe('the user accepts a blame and says what the step should have produced',
     const r = await engine.call('learnMotif', { runId: failing, at: 'planner#0', output: { country: 'Aurelia', measure: 'population', threshold: 1000000 } });
     if (!r.ok) throw new Error(r.error.message);
     expect(r.value).toMatchObject({ origin: 'blame', task_cue: 'population', violation_cue: 'metro_population', proof: null, source_run_id: failing });
-    expect(JSON.parse(fs.readFileSync(path.join(engine.paths.home, 'motifs.json'), 'utf8')).motifs).toHaveLength(1);
+    const file = JSON.parse(fs.readFileSync(path.join(engine.paths.home, 'motifs.json'), 'utf8'));
+    expect(file.motifs).toHaveLength(1);
+    // The SDKs take the gate's thresholds from the app's settings through the file.
+    expect(file.thresholds).toEqual({ pitfall: 0.7, guard: 0.8 });
     const forgot = await engine.call('forgetMotif', { motifId: r.value.motif_id });
     expect(forgot.ok).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(engine.paths.home, 'motifs.json'), 'utf8')).motifs).toEqual([]);

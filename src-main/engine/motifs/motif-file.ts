@@ -38,11 +38,12 @@ const fileSchema = z.object({
   format: z.literal(MOTIF_FILE_FORMAT),
   version: z.number().int(),
   exported_at: z.number(),
+  thresholds: z.object({ pitfall: z.number().min(0).max(1), guard: z.number().min(0).max(1) }).optional(),
   motifs: z.array(motifSchema).max(10_000),
 });
 
-export function motifFileOf(motifs: FailureMotif[], now = Date.now()): MotifFile {
-  return { format: MOTIF_FILE_FORMAT, version: MOTIF_FILE_VERSION, exported_at: now, motifs };
+export function motifFileOf(motifs: FailureMotif[], thresholds?: MotifFile['thresholds'], now = Date.now()): MotifFile {
+  return { format: MOTIF_FILE_FORMAT, version: MOTIF_FILE_VERSION, exported_at: now, ...(thresholds ? { thresholds } : {}), motifs };
 }
 
 /** Parses a motif file's text; `name` (the file) is named in every error. */

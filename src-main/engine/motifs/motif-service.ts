@@ -41,10 +41,14 @@ export function motifFilePath(paths: HomePaths): string {
 }
 
 export function createMotifService(db: Db, paths: HomePaths, settings: () => Settings, blame: (runId: string) => BlameResult): MotifService {
+  const fileOf = () => {
+    const s = settings().motifs;
+    return motifFileOf(listMotifs(db), { pitfall: s.pitfall_threshold, guard: s.guard_threshold });
+  };
   const writeSdkFile = () => {
     const file = motifFilePath(paths);
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, `${JSON.stringify(motifFileOf(listMotifs(db)), null, 2)}\n`);
+    fs.writeFileSync(tmp, `${JSON.stringify(fileOf(), null, 2)}\n`);
     fs.renameSync(tmp, file);
   };
   const learn = (cause: ConfirmedCause): FailureMotif => {
@@ -82,7 +86,7 @@ export function createMotifService(db: Db, paths: HomePaths, settings: () => Set
     },
     handlers: {
       listMotifs: () => listMotifs(db),
-      exportMotifs: () => motifFileOf(listMotifs(db)),
+      exportMotifs: () => fileOf(),
       importMotifs: (a) => {
         const known = new Set(listMotifs(db).map((m) => m.motif_id));
         let added = 0;
