@@ -45,7 +45,7 @@ export async function startTbServer(opts: { home?: string; demo?: boolean } = {}
     if (!opts.home) fs.rmSync(home, { recursive: true, force: true });
     throw error;
   }
-  const child: ChildProcess = spawn('npx', [...TB, 'serve', '--port', '0', '--json-ready'], {
+  const child: ChildProcess = spawn('npx', [...TB, 'serve', '--port', '0', '--no-otlp', '--json-ready'], {
     cwd: ROOT,
     env: tbEnv(home),
     stdio: ['ignore', 'pipe', 'pipe'],
