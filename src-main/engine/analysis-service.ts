@@ -4,6 +4,7 @@
  * blame results stored, recomputing them when the run or the settings change.
  */
 import type { BlameResult, DiffResult } from '../../src-shared/analysis';
+import type { RunDetail } from '../../src-shared/model';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,11 @@ import { EngineError } from '../../src-shared/result';
 import { printHtmlToPdf } from '../platform/print-pdf';
 import type { HomePaths } from './home';
 import type { Db } from './store/open-database';
-import { getRunDetail, pipelineHistory, resolveRunId, toolStats } from './store/read-runs';
+import { getRunDetail, resolveRunId, toolStats } from './store/read-runs';
+import { historySignatureCounts, saveRunSignatures, unsignedHistoryRuns } from './store/run-signatures';
+import { signaturesOf } from './blame/spectrum';
+import { termBackground } from './scoring/score-retrieval';
+import { jsonText } from './text/json-text';
 import { getRunAssertion, setRunAssertion } from './store/run-assertions';
 import { openBlameCache } from './store/blame-cache';
 import { blameRun } from './blame/index';
@@ -48,6 +53,9 @@ function blameScoreOf(b: BlameResult): number {
   return b.blamed[0]?.score ?? 0;
 }
 
+/** Other runs of the pipeline (newest, with verdicts) the spectrum rule compares a run with. */
+const HISTORY_RUNS = 50;
+
 export function createAnalysis(db: Db, paths: HomePaths): Analysis {
   // A typo in settings.json must not be silently ignored: the problems of the file as last read are kept
   // for getInfo (the app shows a banner, the CLI one line on stderr).
@@ -72,15 +80,31 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     }
   };
 
+  // A run with a verdict is history for its pipeline's other runs: its step signatures are stored for their
+  // spectrum rule (store/run-signatures.ts), stamped with the run version they were read from.
+  const signRun = (runId: string, detail?: RunDetail): void => {
+    const state = cache.runState(runId);
+    if (!state) return;
+    saveRunSignatures(db, runId, state.updated_at, signaturesOf(detail ?? getRunDetail(db, runId)));
+  };
+  // The spectrum's view of the pipeline's other runs: signature counts and run inputs, not the runs themselves
+  // (a blame used to load up to HISTORY_RUNS whole runs). Runs changed since they were signed are signed again.
+  const historyContext = (runId: string, pipeline: string) => {
+    for (const id of unsignedHistoryRuns(db, pipeline, runId, HISTORY_RUNS)) signRun(id);
+    const { counts, inputs } = historySignatureCounts(db, pipeline, runId, HISTORY_RUNS);
+    return { spectrum: counts, background: inputs.length > 0 ? termBackground(inputs.map((i) => jsonText(i, 5000))) : undefined };
+  };
+
   // The stored assertion, overridden by what this call says (an expected answer given now wins).
   const compute = (runId: string, opts: BlameOptions = {}): BlameResult => {
     const detail = getRunDetail(db, runId);
+    if (detail.run.verdict) signRun(runId, detail);
     const assertion = getRunAssertion(db, runId);
     const expected = opts.expected ?? assertion?.expected ?? undefined;
     const result = blameRun(detail, {
       settings,
       toolStats: toolStats(db, runId),
-      history: pipelineHistory(db, detail.run.pipeline, runId, 50),
+      ...historyContext(runId, detail.run.pipeline),
       expected,
       asserted: opts.failed ?? assertion?.failed ?? false,
     });

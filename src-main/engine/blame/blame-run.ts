@@ -35,13 +35,18 @@ import {
 } from './rules-lineage';
 import { faithfulExecutorFindings } from './rules-faithful-executor';
 import { noProgressFindings } from './rules-loops';
-import { spectrumFindings } from './spectrum';
+import { spectrumFindings, type SpectrumCounts } from './spectrum';
 
 export interface BlameContext extends ScoringContext {
   /** What the answer should have contained (--expected TEXT); defaults to the verdict's expected value. */
   expected?: string;
   /** Other runs of the same pipeline, with verdicts, for the across-runs spectrum rule. */
   history?: RunDetail[];
+  /**
+   * The same runs as signature counts (store/run-signatures.ts), so that the engine need not load them whole;
+   * used instead of `history` by the spectrum rule. Pass `background` from their inputs too.
+   */
+  spectrum?: SpectrumCounts;
   /** The user says this run failed (`tb blame --failed`, "Mark as failed"): blame always ranks suspects. */
   asserted?: boolean;
 }
@@ -100,6 +105,7 @@ export function prepareBlameWork(detail: RunDetail, ctx: BlameContext): BlameWor
     relevance: ctx.relevance ?? bm25Relevance(settings),
     expected: expected && expected.trim() !== '' ? expected : null,
     history: ctx.history ?? [],
+    spectrum: ctx.spectrum ?? null,
     symptoms: [],
   };
 }

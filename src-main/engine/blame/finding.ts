@@ -13,6 +13,7 @@ import type { Lineage } from './lineage';
 import type { LoopInfo } from './loops';
 import type { Recovery } from './recovery';
 import type { RunGraph } from './run-graph';
+import type { SpectrumCounts } from './spectrum';
 
 export interface Finding {
   pos: number;
@@ -48,6 +49,8 @@ export interface BlameWork {
   relevance: RelevanceProvider;
   expected: string | null;
   history: RunDetail[];
+  /** Signature counts of the history runs, when the caller read them from the store instead of passing `history`. */
+  spectrum: SpectrumCounts | null;
   /** Symptoms decided by rules themselves (e.g. a tool rejecting a bad argument). */
   symptoms: Symptom[];
 }

@@ -41,24 +41,39 @@ function stepSignature(s: Step): string {
   return `${s.type}|${s.name}|${tool}|${args}|${outcomeClass(s)}`;
 }
 
-function signaturesOf(d: RunDetail): Set<string> {
+/** A run's distinct step signatures (duplicates recorded by a second instrumentation layer left out). */
+export function signaturesOf(d: RunDetail): Set<string> {
   const out = new Set<string>();
   for (const s of d.steps) if (duplicateOf(s) === null) out.add(stepSignature(s));
   return out;
 }
 
+/** Over the history runs: how many fail and pass, and how many of each hold each signature. */
+export interface SpectrumCounts {
+  failingRuns: number;
+  passingRuns: number;
+  ef: Map<string, number>;
+  ep: Map<string, number>;
+}
+
+function countsFromHistory(w: BlameWork): SpectrumCounts {
+  const others = w.history.filter((h) => h.run.run_id !== w.detail.run.run_id && h.run.verdict && h.run.pipeline === w.detail.run.pipeline);
+  const counts: SpectrumCounts = { failingRuns: 0, passingRuns: 0, ef: new Map(), ep: new Map() };
+  for (const h of others) {
+    const into = h.run.verdict!.pass ? counts.ep : counts.ef;
+    if (h.run.verdict!.pass) counts.passingRuns += 1;
+    else counts.failingRuns += 1;
+    for (const sig of signaturesOf(h)) into.set(sig, (into.get(sig) ?? 0) + 1);
+  }
+  return counts;
+}
+
 export function spectrumFindings(w: BlameWork): Finding[] {
   const cfg = w.settings.blame.spectrum;
-  const others = w.history.filter((h) => h.run.run_id !== w.detail.run.run_id && h.run.verdict && h.run.pipeline === w.detail.run.pipeline);
-  if (others.length === 0) return [];
-  const failing = others.filter((h) => !h.run.verdict!.pass);
-  const passing = others.filter((h) => h.run.verdict!.pass);
-  const nf = failing.length + 1;
-  if (nf < cfg.min_failing_runs || passing.length < cfg.min_passing_runs) return [];
-  const ef = new Map<string, number>();
-  const ep = new Map<string, number>();
-  for (const h of failing) for (const sig of signaturesOf(h)) ef.set(sig, (ef.get(sig) ?? 0) + 1);
-  for (const h of passing) for (const sig of signaturesOf(h)) ep.set(sig, (ep.get(sig) ?? 0) + 1);
+  const { failingRuns, passingRuns, ef, ep } = w.spectrum ?? countsFromHistory(w);
+  if (failingRuns + passingRuns === 0) return [];
+  const nf = failingRuns + 1;
+  if (nf < cfg.min_failing_runs || passingRuns < cfg.min_passing_runs) return [];
   const g = w.graph;
   const out: Finding[] = [];
   const seen = new Set<string>();
@@ -75,7 +90,7 @@ export function spectrumFindings(w: BlameWork): Finding[] {
       pos: p,
       rule: 'spectrum',
       strength: w.settings.blame.strength.spectrum * ochiai,
-      reason: `${stepLabel(w, p)} with this argument shape and outcome appears in ${f} of ${nf} failing runs and ${pz} of ${passing.length} passing runs of "${w.detail.run.pipeline}" (Ochiai ${ochiai.toFixed(2)}).`,
+      reason: `${stepLabel(w, p)} with this argument shape and outcome appears in ${f} of ${nf} failing runs and ${pz} of ${passingRuns} passing runs of "${w.detail.run.pipeline}" (Ochiai ${ochiai.toFixed(2)}).`,
       evidence: evidenceList(quoteStep(g.steps[p], 'input') ?? quoteStep(g.steps[p], 'output')),
       dependent: false,
     });

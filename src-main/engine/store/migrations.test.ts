@@ -57,6 +57,19 @@ describe('database migrations', () => {
     ]);
   });
 
+  it('0008 adds stored step signatures to a version-7 database; they go with their run', () => {
+    const db = new Database(':memory:') as Db;
+    db.pragma('foreign_keys = ON');
+    migrate(db, MIGRATIONS.slice(0, 7));
+    db.prepare("INSERT INTO runs (run_id, pipeline, status, started_at, imported_at, updated_at) VALUES ('r1', 'p', 'ok', 1, 1, 1)").run();
+    migrate(db, MIGRATIONS.slice(0, 8));
+    expect(schemaVersion(db)).toBe(8);
+    db.prepare("INSERT INTO run_signatures (run_id, signature) VALUES ('r1', 'tool|search|search|{q:string}|ok')").run();
+    db.prepare("INSERT INTO signed_runs (run_id, updated_at) VALUES ('r1', 1)").run();
+    db.prepare("DELETE FROM runs WHERE run_id = 'r1'").run();
+    expect(db.prepare('SELECT (SELECT COUNT(*) FROM run_signatures) + (SELECT COUNT(*) FROM signed_runs) AS n').get()).toEqual({ n: 0 });
+  });
+
   it('a database written by a newer Traceback is refused with a clear message', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-mig-'));
     const file = path.join(dir, 'traces.db');

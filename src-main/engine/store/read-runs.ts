@@ -141,11 +141,3 @@ export function toolStats(db: ReadableDb, excludeRunId?: string): Record<string,
     .all(excludeRunId ?? '') as { name: string; calls: number; failures: number }[];
   return Object.fromEntries(rows.map((r) => [r.name, { calls: r.calls, failures: r.failures }]));
 }
-
-/** Other runs of the same pipeline that carry a verdict, newest first (for the across-runs spectrum). */
-export function pipelineHistory(db: ReadableDb, pipeline: string, excludeRunId: string, limit = 200): RunDetail[] {
-  const ids = db
-    .prepare('SELECT run_id FROM runs WHERE pipeline = ? AND run_id <> ? AND verdict IS NOT NULL ORDER BY started_at DESC LIMIT ?')
-    .all(pipeline, excludeRunId, limit) as { run_id: string }[];
-  return ids.map((r) => getRunDetail(db, r.run_id));
-}
