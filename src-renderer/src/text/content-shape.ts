@@ -10,7 +10,7 @@ import type { Json } from '../../../src-shared/trace-format';
 
 type JsonObject = { [key: string]: Json };
 
-export interface ToolCall {
+interface ToolCall {
   id: string | null;
   name: string;
   /** Parsed when the recorded arguments are a JSON string. */

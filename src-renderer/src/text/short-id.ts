@@ -5,7 +5,7 @@
  * read the same. Sorting puts an id's closest rivals beside it, so one pass
  * over neighbours finds each one's length: O(n log n).
  */
-export const MIN_SHORT_ID = 8;
+const MIN_SHORT_ID = 8;
 
 function commonPrefix(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
