@@ -95,7 +95,7 @@ export function StepList({ model, selected, find }: { model: RunModel; selected:
                   <span className="tree-toggle-space" />
                 )}
                 <span className="look-dot" />
-                <span className="step-row-name" title={find.repeated.has(step.name) ? plain(stepPath(tree!, row.id, 12)) : undefined}>
+                <span className="step-row-name" title={find.repeated.has(step.name) ? plain(stepPath(tree!, row.id, 12)) : plain(step.name)}>
                   {flat && find.repeated.has(step.name) && tree!.parentOf(row.id) !== null && <span className="step-row-path">{plain(stepPath(tree!, tree!.parentOf(row.id)!, 3))} › </span>}
                   {plain(step.name)}
                 </span>
