@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { ImportError, ImportReport, RunDetail, RunSummary } from './model';
+import type { RunSkeleton, StepPayload } from './run-skeleton';
 import type { BlameResult, DiffResult } from './analysis';
 import { forkEditSchema, oracleSchema } from './experiments';
 import type { BlameConfirmation, ExperimentDetail, ExperimentEstimate, ExperimentProgress, ExperimentSummary } from './experiments';
@@ -39,6 +40,13 @@ export const callSchemas = {
     })
     .strict(),
   getRun: z.object({ runId }).strict(),
+  /** Every step without its payload (src-shared/run-skeleton.ts): what a big run opens with. */
+  getRunSkeleton: z.object({ runId }).strict(),
+  /** Payloads of up to 1,000 steps, by id or by position in start order (`from`, `count`). */
+  getStepPayloads: z
+    .object({ runId, stepIds: z.array(stepRef).min(1).max(1000).optional(), from: z.number().int().min(0).optional(), count: z.number().int().min(1).max(1000).optional() })
+    .strict()
+    .refine((a) => (a.stepIds === undefined) !== (a.from === undefined), { message: 'give either stepIds or from' }),
   importPaths: z.object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(1000) }).strict(),
   /** With `runId`: only the problems that concern that run (by the run id in the line, else its file's), in line order. */
   listImportErrors: z.object({ limit: z.number().int().min(1).max(10_000).optional(), runId: runId.optional() }).strict(),
@@ -135,6 +143,8 @@ export interface EngineInfo {
 export interface CallResults {
   listRuns: RunSummary[];
   getRun: RunDetail;
+  getRunSkeleton: RunSkeleton;
+  getStepPayloads: StepPayload[];
   importPaths: ImportReport;
   listImportErrors: ImportError[];
   blameRun: BlameResult;

@@ -18,6 +18,7 @@ import { createExperimentService, recoverExperiments } from './experiments/exper
 import { exportOtlp } from './ingest/foreign/index';
 import { createMotifService } from './motifs/motif-service';
 import { createExplainService } from './explain/explain-service';
+import { getRunSkeleton, getStepPayloads } from './store/read-run-pages';
 
 const ENGINE_VERSION = '0.1.0';
 
@@ -58,6 +59,8 @@ export function createEngine(opts: EngineOptions = {}): Engine {
   const handlers: ApiHandlers = {
     listRuns: (a) => listRuns(db, a),
     getRun: (a) => getRunDetail(db, a.runId),
+    getRunSkeleton: (a) => getRunSkeleton(db, a.runId),
+    getStepPayloads: (a) => getStepPayloads(db, a.runId, a),
     importPaths: (a) => {
       const r = importPaths(db, a.paths);
       if (r.changedRuns.length) runsChanged(r.changedRuns);

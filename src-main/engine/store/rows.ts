@@ -221,7 +221,7 @@ export function runFromRow(row: RunRow, stepCount: number, now: number, runScore
   };
 }
 
-function scoresOf(rows: ScoreRow[]): Score[] {
+export function scoresOf(rows: ScoreRow[]): Score[] {
   return rows.map((s) => ({
     name: s.name,
     value: s.value,

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createEngine, type Engine } from '../create-engine';
+import { startServer, type RunningServer } from '../../serve/http-server';
+import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
+import type { RunDetail } from '../../../src-shared/model';
+import type { RunSkeleton, StepPayload } from '../../../src-shared/run-skeleton';
+
+let engine: Engine;
+let server: RunningServer;
+
+afterEach(async () => {
+  await server?.close();
+  await engine?.close();
+});
+
+async function setup(steps: number): Promise<void> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-pages-'));
+  const rendererDir = path.join(home, 'renderer');
+  fs.mkdirSync(rendererDir);
+  fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Traceback</title>');
+  engine = createEngine({ home, watch: false });
+  server = await startServer(engine, { port: 0, rendererDir });
+  const file = path.join(home, 'big.jsonl');
+  fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'big', steps, failAt: 7 })));
+  const imported = await engine.call('importPaths', { paths: [file] });
+  if (!imported.ok) throw new Error(imported.error.message);
+}
+
+async function call<T>(name: string, args: unknown): Promise<{ ok: true; value: T } | { ok: false; error: { code: string; message: string } }> {
+  const res = await fetch(`http://127.0.0.1:${server.port}/api/call/${name}`, {
+    method: 'POST',
+    headers: { 'x-traceback-token': server.token, 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  return res.json();
+}
+
+async function value<T>(name: string, args: unknown): Promise<T> {
+  const r = await call<T>(name, args);
+  if (!r.ok) throw new Error(`${name}: ${r.error.message}`);
+  return r.value;
+}
+
+describe('a run read in pages over HTTP', () => {
+  it('opens as a skeleton of every step without payloads; payloads by id and by position complete it to exactly getRun', async () => {
+    await setup(2_500);
+    const whole = await value<RunDetail>('getRun', { runId: 'big' });
+    const skeleton = await value<RunSkeleton>('getRunSkeleton', { runId: 'big' });
+    expect(skeleton.run).toEqual(whole.run);
+    expect(skeleton.steps).toHaveLength(2_500);
+    expect(skeleton.steps.map((s) => s.step_id)).toEqual(whole.steps.map((s) => s.step_id));
+    expect(skeleton.steps[7]).toMatchObject({ status: 'error', parent_id: 's0', name: 'generate' });
+    expect(skeleton.steps[0]).not.toHaveProperty('input');
+    // The skeleton is a fraction of the whole run on the wire.
+    expect(JSON.stringify(skeleton).length).toBeLessThan(JSON.stringify(whole).length * 0.8);
+
+    const byId = await value<StepPayload[]>('getStepPayloads', { runId: 'big', stepIds: ['s7', 'nope', 's2'] });
+    expect(byId.map((p) => p.step_id)).toEqual(['s7', 's2']);
+    expect(byId[0].error).toEqual(whole.steps[7].error);
+
+    const pages: StepPayload[] = [];
+    for (let from = 0; from < 2_500; from += 1_000) pages.push(...(await value<StepPayload[]>('getStepPayloads', { runId: 'big', from, count: 1_000 })));
+    const rebuilt = skeleton.steps.map((s, i) => ({ ...s, ...pages[i] }));
+    expect(rebuilt).toEqual(whole.steps);
+  });
+
+  it('refuses a payload request that names neither steps nor a position, or asks for too many', async () => {
+    await setup(3);
+    expect(await call('getStepPayloads', { runId: 'big' })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+    expect(await call('getStepPayloads', { runId: 'big', from: 0, count: 5_000 })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+    expect(await call('getRunSkeleton', { runId: 'missing' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+});

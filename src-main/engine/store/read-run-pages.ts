@@ -1,0 +1,103 @@
+/**
+ * A run read in parts (src-shared/run-skeleton.ts): the skeleton of all its
+ * steps without their payload columns, and payloads of chosen steps. The
+ * skeleton query reads no input/output/metadata text at all, so its cost
+ * grows with the number of steps, not with what they carried.
+ */
+import type { RunSkeleton, StepPayload, StepSkeleton } from '../../../src-shared/run-skeleton';
+import type { ReadableDb } from './open-database';
+import { resolveRunId } from './read-runs';
+import { runFromRow, scoresOf, type RunRow, type ScoreRow } from './rows';
+import { runOrigin } from './run-origin';
+import { breakParentCycles } from './parent-cycles';
+
+// The same order as read-runs.ts STEPS_OF_RUN_SQL, so positions agree with getRun's steps.
+const SKELETON_SQL = `
+SELECT run_id, step_id, parent_id, idx, name, type, replay_key, status, started_at, ended_at, model, replayed
+FROM steps WHERE run_id = ? ORDER BY idx, started_at`;
+const PAYLOAD_COLUMNS = 'step_id, input, output, error, usage, metadata, extra';
+
+interface SkeletonRow {
+  run_id: string;
+  step_id: string;
+  parent_id: string | null;
+  idx: number;
+  name: string;
+  type: string;
+  replay_key: string;
+  status: StepSkeleton['status'];
+  started_at: number;
+  ended_at: number | null;
+  model: string | null;
+  replayed: number;
+}
+
+interface PayloadRow {
+  step_id: string;
+  input: string | null;
+  output: string | null;
+  error: string | null;
+  usage: string | null;
+  metadata: string | null;
+  extra: string | null;
+}
+
+export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.now()): RunSkeleton {
+  const runId = resolveRunId(db, idOrPrefix);
+  const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
+  const rows = db.prepare(SKELETON_SQL).all(runId) as SkeletonRow[];
+  const scores = db.prepare('SELECT * FROM user_scores WHERE run_id = ?').all(runId) as ScoreRow[];
+  const byStep = new Map<string, ScoreRow[]>();
+  for (const s of scores) {
+    const list = byStep.get(s.step_id);
+    if (list) list.push(s);
+    else byStep.set(s.step_id, [s]);
+  }
+  const run = runFromRow(row, rows.length, now, byStep.get('') ?? []);
+  run.origin = runOrigin(db, row);
+  const steps: StepSkeleton[] = rows.map((r) => ({
+    run_id: r.run_id,
+    step_id: r.step_id,
+    parent_id: r.parent_id,
+    index: r.idx,
+    name: r.name,
+    type: r.type as StepSkeleton['type'],
+    replay_key: r.replay_key,
+    status: r.status,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    duration_ms: r.ended_at === null ? null : Math.max(0, r.ended_at - r.started_at),
+    model: r.model,
+    user_scores: scoresOf(byStep.get(r.step_id) ?? []),
+    replayed: r.replayed === 1,
+  }));
+  // As getRun does: one parent link of each cycle is cut, so every tree walk sees a forest.
+  const cut = breakParentCycles(steps);
+  if (cut.length) run.extra = { ...run.extra, $parent_cycles_broken: cut.slice(0, 100) };
+  return { run, steps };
+}
+
+/** Payloads of the named steps (unknown ids are left out), or of `count` steps from position `from` in start order. */
+export function getStepPayloads(db: ReadableDb, idOrPrefix: string, which: { stepIds?: string[]; from?: number; count?: number }): StepPayload[] {
+  const runId = resolveRunId(db, idOrPrefix);
+  let rows: PayloadRow[];
+  if (which.stepIds) {
+    const one = db.prepare(`SELECT ${PAYLOAD_COLUMNS} FROM steps WHERE run_id = ? AND step_id = ?`);
+    rows = which.stepIds.map((id) => one.get(runId, id) as PayloadRow | undefined).filter((r): r is PayloadRow => r !== undefined);
+  } else {
+    rows = db.prepare(`SELECT ${PAYLOAD_COLUMNS} FROM steps WHERE run_id = ? ORDER BY idx, started_at LIMIT ? OFFSET ?`).all(runId, which.count ?? 100, which.from ?? 0) as PayloadRow[];
+  }
+  return rows.map((r) => ({
+    step_id: r.step_id,
+    input: parse(r.input),
+    output: parse(r.output),
+    error: parse(r.error),
+    usage: parse(r.usage),
+    metadata: parse(r.metadata) ?? {},
+    extra: parse(r.extra) ?? {},
+  }));
+}
+
+function parse<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
