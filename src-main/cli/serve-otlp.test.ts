@@ -87,6 +87,17 @@ describe('tb serve with the OpenTelemetry receiver', () => {
     }
   }, 120_000);
 
+  it('an empty --otlp-token is refused before anything starts, never read as "no token"', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', TB, 'serve', '--port', '0', '--otlp-port', '0', '--otlp-token', ''], {
+      cwd: ROOT,
+      env: { ...process.env, TRACEBACK_HOME: freshHome() },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--otlp-token .* is empty/);
+  }, 120_000);
+
   it('--no-otlp serves the UI without a receiver', async () => {
     const { ready } = await serve(freshHome(), ['--no-otlp']);
     expect(ready.otlp_endpoint).toBeNull();

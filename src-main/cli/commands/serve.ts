@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Command, CommandContext } from '../command';
 import { EXIT_OK } from '../command';
-import { numberFlag } from '../args';
+import { numberFlag, UsageError } from '../args';
 import { startServer } from '../../serve/http-server';
 import { OTLP_DEFAULT_PORT, startOtlpReceiver, type RunningOtlpReceiver } from '../../serve/otlp/otlp-receiver';
 import type { Engine } from '../../engine/create-engine';
@@ -19,6 +19,9 @@ export const serveCommand: Command = {
   async run(ctx) {
     const port = numberFlag(ctx.args, 'port', { min: 0, max: 65535, integer: true }) ?? 4477;
     const otlpPort = numberFlag(ctx.args, 'otlp-port', { min: 0, max: 65535, integer: true }) ?? OTLP_DEFAULT_PORT;
+    const otlpToken = ctx.args.values['otlp-token'] ?? process.env.TRACEBACK_OTLP_TOKEN ?? null;
+    // An empty token (e.g. --otlp-token "$UNSET") must not silently mean "no token": the user asked for one.
+    if (otlpToken === '') throw new UsageError('--otlp-token / TRACEBACK_OTLP_TOKEN is empty: give a token, or leave both out to accept any local exporter');
     const engine = ctx.engine({ watch: true });
     if (ctx.args.booleans.has('demo-if-empty')) await seedDemoIfEmpty(engine, (l) => ctx.err(l));
     await engine.watcher?.ready;
@@ -26,7 +29,7 @@ export const serveCommand: Command = {
       if (err.code === 'EADDRINUSE') throw new CliFailure(`port ${port} is already in use; pass --port N (or --port 0 for any free port)`, 2);
       throw err;
     });
-    const otlp = ctx.args.booleans.has('no-otlp') ? null : await startOtlp(ctx, engine, otlpPort);
+    const otlp = ctx.args.booleans.has('no-otlp') ? null : await startOtlp(ctx, engine, otlpPort, otlpToken);
     // One line, so a parent process can read it as soon as it arrives.
     if (ctx.args.booleans.has('json-ready')) {
       ctx.out(JSON.stringify({ url: server.url, port: server.port, token: server.token, otlp_endpoint: otlp?.endpoint ?? null }));
@@ -49,8 +52,7 @@ export const serveCommand: Command = {
 };
 
 /** The OTLP receiver, or null with one line on stderr when its port is taken: the UI is served either way. */
-async function startOtlp(ctx: CommandContext, engine: Engine, port: number): Promise<RunningOtlpReceiver | null> {
-  const token = ctx.args.values['otlp-token'] ?? process.env.TRACEBACK_OTLP_TOKEN ?? null;
+async function startOtlp(ctx: CommandContext, engine: Engine, port: number, token: string | null): Promise<RunningOtlpReceiver | null> {
   try {
     return await startOtlpReceiver(engine, { port, token });
   } catch (err) {

@@ -147,6 +147,28 @@ describe('OTLP/HTTP receiver', () => {
     ]);
   });
 
+  it('an export retried after a lost answer is stored once: no span is written twice', async () => {
+    await setup();
+    const request = JSON.stringify(validRequest('cd'));
+    expect((await post(request, { 'content-type': 'application/json' })).status).toBe(200);
+    expect((await post(request, { 'content-type': 'application/json' })).status).toBe(200);
+    const file = path.join(home, 'inbox', 'otlp', `${'cd'.repeat(16)}.otlp.jsonl`);
+    expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(1);
+    const detail = await engine!.call('getRun', { runId: 'cd'.repeat(16) });
+    expect(detail.ok && detail.value.steps.map((s) => s.name)).toEqual(['root']);
+  });
+
+  it('a collector batch of more than 1000 short traces is stored whole, not refused', async () => {
+    await setup();
+    const many = validRequest('ee');
+    const template = many.resourceSpans[0].scopeSpans[0].spans[0];
+    many.resourceSpans[0].scopeSpans[0].spans = Array.from({ length: 1001 }, (_, i) => ({ ...template, traceId: (i + 1).toString(16).padStart(32, '0') }));
+    const res = await post(JSON.stringify(many), { 'content-type': 'application/json' });
+    expect(res.status).toBe(200);
+    const runs = await engine!.call('listRuns', { limit: 2000 });
+    expect(runs.ok && runs.value.length).toBe(1001);
+  }, 120_000);
+
   it('a trace shows live before its root ends: a parent not received yet is a running step, replaced by the real span when it arrives', async () => {
     await setup();
     const child = validRequest('ac');

@@ -57,7 +57,12 @@ interface TraceBatch {
   resourceSpans: Record<string, unknown>[];
   /** The batch's span ids, the parents they name (hex; null for a root) and their start times. */
   spans: SpanLink[];
+  /** Output entries by their source object: a lookup per span must not scan the batch (a 32 MiB request holds ~200k spans). */
+  bySource: Map<unknown, Record<string, unknown>>;
 }
+
+/** The engine's importPaths call takes at most this many paths (src-shared/api.ts). */
+const IMPORT_CHUNK = 1000;
 
 /** Why the OTLP importer would skip this span, or null when it would keep it. */
 function spanProblem(span: unknown): string | null {
@@ -99,21 +104,38 @@ function splitByTrace(request: unknown): { batches: Map<string, TraceBatch>; acc
         const s = span as Record<string, unknown>;
         const traceId = decodeId(s.traceId, 16)!;
         let batch = batches.get(traceId);
-        if (!batch) batches.set(traceId, (batch = { resourceSpans: [], spans: [] }));
+        if (!batch) batches.set(traceId, (batch = { resourceSpans: [], spans: [], bySource: new Map() }));
         // A parent id that is not a valid id is read as no parent by the importer too (otlp-import.ts).
         batch.spans.push({ spanId: decodeId(s.spanId, 8)!, parentSpanId: decodeId(s.parentSpanId, 8), startMs: nanosToMs(s.startTimeUnixNano)! });
         // Spans of one resource and scope stay together, so the file reads like the exporter's own output.
-        let rsOut = batch.resourceSpans.find((r) => r.__source === rs);
-        if (!rsOut) batch.resourceSpans.push((rsOut = { __source: rs, resource: rs.resource, scopeSpans: [] }));
-        const scopeList = rsOut.scopeSpans as Record<string, unknown>[];
-        let ssOut = scopeList.find((s) => s.__source === ss);
-        if (!ssOut) scopeList.push((ssOut = { __source: ss, scope, spans: [] }));
+        let rsOut = batch.bySource.get(rs);
+        if (!rsOut) {
+          batch.resourceSpans.push((rsOut = { __source: rs, resource: rs.resource, scopeSpans: [] }));
+          batch.bySource.set(rs, rsOut);
+        }
+        let ssOut = batch.bySource.get(ss);
+        if (!ssOut) {
+          (rsOut.scopeSpans as Record<string, unknown>[]).push((ssOut = { __source: ss, scope, spans: [] }));
+          batch.bySource.set(ss, ssOut);
+        }
         (ssOut.spans as unknown[]).push(span);
         accepted += 1;
       });
     });
   });
   return { batches, accepted, rejected, rejections };
+}
+
+/** Removes from a batch the spans whose ids are in `stored`; false when nothing new is left. */
+function dropStoredSpans(batch: TraceBatch, stored: Set<string>): boolean {
+  if (!batch.spans.some((l) => stored.has(l.spanId))) return true;
+  batch.spans = batch.spans.filter((l) => !stored.has(l.spanId));
+  for (const rsOut of batch.resourceSpans) {
+    for (const ssOut of rsOut.scopeSpans as Record<string, unknown>[]) {
+      ssOut.spans = (ssOut.spans as Record<string, unknown>[]).filter((sp) => !stored.has(decodeId(sp.spanId, 8)!));
+    }
+  }
+  return batch.spans.length > 0;
 }
 
 /** One OTLP/JSON line for a trace's batch (the bookkeeping links to the source objects are left out). */
@@ -182,6 +204,8 @@ export function createTraceReceiver(engine: Engine): TraceReceiver {
         for (const [traceId, batch] of batches) {
           const file = path.join(folder, `${traceId}.otlp.jsonl`);
           const sofar = readTraceFile(file);
+          // An exporter retries a batch it got no answer for: spans the file already holds are not written twice.
+          if (!dropStoredSpans(batch, new Set(sofar.links.map((l) => l.spanId)))) continue;
           const content = sofar.lines + batchLine(batch) + placeholderLine(traceId, [...sofar.links, ...batch.spans]);
           // Written whole and renamed into place: a reader (the watcher, a CLI sync) never sees half a rewrite.
           const temp = path.join(folder, `.${traceId}.${process.pid}.tmp`);
@@ -190,10 +214,12 @@ export function createTraceReceiver(engine: Engine): TraceReceiver {
           files.push(file);
         }
       } catch (err) {
-        throw new ImportUnavailable(`cannot write the spans to the inbox: ${(err as Error).message}`);
+        // The client learns that it may retry, not where this machine keeps its files.
+        process.stderr.write(`traceback: the OTLP receiver could not write to ${folder}: ${(err as Error).message}\n`);
+        throw new ImportUnavailable(`cannot write the spans to the inbox (${(err as NodeJS.ErrnoException).code ?? 'write error'})`);
       }
-      if (files.length) {
-        const result = await engine.call('importPaths', { paths: files });
+      for (let i = 0; i < files.length; i += IMPORT_CHUNK) {
+        const result = await engine.call('importPaths', { paths: files.slice(i, i + IMPORT_CHUNK) });
         if (!result.ok) throw new ImportUnavailable(result.error.message);
       }
       return { acceptedSpans: accepted, rejectedSpans: rejected, rejections, traceIds: [...batches.keys()] };
