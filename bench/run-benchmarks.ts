@@ -16,6 +16,8 @@ const BENCHES: Bench[] = [
   { name: 'import', run: () => benchImport() },
   { name: 'blame', run: async () => (await import('./blame/run-blame-bench')).benchBlame() },
   { name: 'fork', run: async () => (await import('./fork-overhead')).benchFork() },
+  { name: 'store', run: async () => (await import('./store-at-size')).benchStore() },
+  { name: 'learning', run: async () => (await import('./learning/run-learning-bench')).benchLearning() },
 ];
 
 for (const b of BENCHES.filter((x) => only.length === 0 || only.includes(x.name))) {

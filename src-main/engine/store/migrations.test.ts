@@ -70,6 +70,14 @@ describe('database migrations', () => {
     expect(db.prepare('SELECT (SELECT COUNT(*) FROM run_signatures) + (SELECT COUNT(*) FROM signed_runs) AS n').get()).toEqual({ n: 0 });
   });
 
+  it('0009 indexes runs by their source file, so an import need not scan every run', () => {
+    const db = new Database(':memory:') as Db;
+    migrate(db, MIGRATIONS.slice(0, 9));
+    expect(schemaVersion(db)).toBe(9);
+    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT run_id FROM runs WHERE source_file = 'a.jsonl' ORDER BY started_at").all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX runs_by_source_file/);
+  });
+
   it('a database written by a newer Traceback is refused with a clear message', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-mig-'));
     const file = path.join(dir, 'traces.db');

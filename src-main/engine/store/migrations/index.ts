@@ -6,6 +6,7 @@ import { migration0005 } from './0005-failure-motifs';
 import { migration0006 } from './0006-trial-diagnostics';
 import { migration0007 } from './0007-run-state';
 import { migration0008 } from './0008-step-signatures';
+import { migration0009 } from './0009-runs-by-source-file';
 
 export interface Migration {
   version: number;
@@ -14,4 +15,4 @@ export interface Migration {
 }
 
 /** In order; a migration's version is its position (1-based). Never edit one that shipped: add a new one. */
-export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008];
+export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009];
