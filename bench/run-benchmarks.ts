@@ -17,6 +17,7 @@ const BENCHES: Bench[] = [
   { name: 'blame', run: async () => (await import('./blame/run-blame-bench')).benchBlame() },
   { name: 'fork', run: async () => (await import('./fork-overhead')).benchFork() },
   { name: 'store', run: async () => (await import('./store-at-size')).benchStore() },
+  { name: 'pages', run: async () => (await import('./run-pages')).benchPages() },
   { name: 'learning', run: async () => (await import('./learning/run-learning-bench')).benchLearning() },
 ];
 

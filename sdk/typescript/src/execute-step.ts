@@ -18,6 +18,7 @@ import { errorStatus, toJson } from './json-safe.js';
 import { mockFor } from './mocks.js';
 import type { ReplayDecision } from './replay-controller.js';
 import { RunState, StepState, traceContext, type StepHandle } from './run-state.js';
+import { guardedInvoke, type GuardOptions } from './guard.js';
 
 /** What `extract` may pull out of a step's result. */
 export interface Extracted {
@@ -31,7 +32,7 @@ export interface Extracted {
 /** How a step whose end comes later (a stream being consumed) reports that end. */
 export type EndStep = (outcome: ({ ok: true } & Extracted) | { ok: false; error: unknown }) => void;
 
-export interface StepOptions<R = unknown> {
+export interface StepOptions<R = unknown> extends GuardOptions {
   /** Recorded on step-start. `side_effect: true` marks a step that must not run live in a fork. */
   metadata?: Record<string, unknown>;
   /** Shorthand for metadata.side_effect = true. */
@@ -181,6 +182,8 @@ export function executeStep<R>(spec: StepSpec<R>): R {
     }
   }
 
+  // Known failure motifs checked before the code runs (guard.ts, docs/motifs.md §5).
+  if (opts.guard) invoke = guardedInvoke(invoke, spec, opts);
   let result: R;
   try {
     result = traceContext.run({ run, step }, invoke);

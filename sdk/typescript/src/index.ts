@@ -18,6 +18,8 @@ export { SDK_NAME, SDK_VERSION } from './version.js';
 export { wrapAnthropic, type WrapAnthropicOptions } from './providers/anthropic.js';
 export { wrapOpenAICompatible, type WrapOpenAIOptions } from './providers/openai-compatible.js';
 export { REPLAY_PLAN_ENV, type ReplayPlan, type ReplayStepEntry, type ForkEdit } from './replay-plan.js';
+export { pitfalls, withPitfalls, guardCheck, setGuardTask, loadMotifs, type Pitfall, type GuardFinding, type KnownMotif, type PitfallOptions } from './pitfalls.js';
+export { GuardBlockedError, type GuardMode } from './guard.js';
 
 import { now, random, id } from './nondeterminism.js';
 /** `tb.now()`, `tb.random()`, `tb.id()`: recorded values, replayed in a fork's prefix. */

@@ -5,6 +5,7 @@ import type { Engine } from '../../engine/create-engine';
 import { callEngine } from '../unwrap';
 import { runDemo } from '../../demo/run-demo';
 import { runDemoExperiments } from '../demo-experiments';
+import { runLearningDemo } from '../../demo/learning-loop';
 
 /** Records the demo pipeline's runs into the inbox and imports them. */
 async function recordDemo(engine: Engine, runs: number | undefined, log: (line: string) => void): Promise<string[]> {
@@ -22,12 +23,18 @@ export async function seedDemoIfEmpty(engine: Engine, log: (line: string) => voi
 
 export const demoCommand: Command = {
   name: 'demo',
-  usage: 'tb demo [--runs N] [--experiments] [--json]',
+  usage: 'tb demo [--runs N] [--experiments] [--json] | tb demo --learning [--trials N] [--json]',
   summary: 'record the bundled demo pipeline (healthy and failing runs; simulated model, no network) and import it',
-  flags: { values: ['runs'], booleans: ['experiments'] },
+  flags: { values: ['runs', 'trials'], booleans: ['experiments', 'learning'] },
   async run(ctx) {
     const engine = ctx.engine();
     const log = ctx.args.booleans.has('json') ? () => {} : (l: string) => ctx.out(l);
+    if (ctx.args.booleans.has('learning')) {
+      // The loop of docs/motifs.md: fail, confirm, remember, warn the next task, measure the warning.
+      const learning = await runLearningDemo(engine, log, { n: numberFlag(ctx.args, 'trials', { min: 2, max: 500, integer: true }) });
+      if (ctx.args.booleans.has('json')) ctx.json(learning);
+      return EXIT_OK;
+    }
     const runIds = await recordDemo(engine, numberFlag(ctx.args, 'runs', { min: 1, max: 1000, integer: true }), log);
     const runs = (await callEngine(engine, 'listRuns', {})).filter((r) => runIds.includes(r.run_id));
     const json = ctx.args.booleans.has('json');
