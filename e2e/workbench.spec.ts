@@ -17,7 +17,7 @@ test('opening a failed demo run shows its steps and its error', async ({ app, tb
   await app.locator(`[data-run-id="${target!.runId}"]`).click();
   const workbench = app.getByTestId('run-workbench');
   await expect(workbench).toHaveAttribute('data-run-id', target!.runId);
-  await expect(app.getByRole('treeitem')).toHaveCount(target!.steps);
+  await expect(app.getByRole('tree', { name: 'Steps' }).getByRole('treeitem')).toHaveCount(target!.steps);
 
   await app.locator(`.step-row[data-step-id="${target!.stepId}"]`).click();
   const panel = app.getByTestId('step-panel');
@@ -138,7 +138,7 @@ test('exporting a report downloads a file for each offered format', async ({ app
   }
 });
 
-test('the failing research-team run shows how data flowed between its steps, and the data-flow toggle hides it', async ({ app, tb }) => {
+test('the failing research-team run shows the data flow of the selected step on the graph, and all of it on request', async ({ app, tb }) => {
   const failed = await callApi(tb, 'listRuns', { filter: 'failed' });
   const run = failed.find((r) => r.pipeline === 'research-team');
   expect(run, 'a failed research-team demo run').toBeTruthy();
@@ -148,22 +148,28 @@ test('the failing research-team run shows how data flowed between its steps, and
 
   const flows = app.locator('.react-flow__edge.edge-dataflow');
   const path = app.locator('.react-flow__edge.edge-lineage');
-  await expect(flows.first()).toBeAttached();
-  const drawn = await flows.count();
-  expect(drawn).toBeGreaterThan(0);
-  // Fewer drawn than inferred: hops of the blame's lineage path are drawn once, as the path.
-  expect(drawn).toBeLessThanOrEqual(blame.lineage_edges!.length);
-  await expect(flows.first().locator('title')).toHaveText(/ · (value|state|tool_call|parent)/);
   await expect(path.first()).toBeAttached();
+  const all = app.getByRole('checkbox', { name: /all data flow/ });
+  await expect(all).not.toBeChecked();
+  const before = await flows.count();
+
+  // Selecting a step with flows draws its flows (and only what touches it or the lineage path).
+  const busiest = [...new Set(blame.lineage_edges!.map((e) => e.from))].sort(
+    (x, y) => blame.lineage_edges!.filter((e) => e.from === y || e.to === y).length - blame.lineage_edges!.filter((e) => e.from === x || e.to === x).length,
+  )[0];
+  await app.locator(`.graph-node[data-step-id="${busiest}"]`).click();
+  await expect.poll(() => flows.count()).toBeGreaterThan(0);
+  const selectedOnly = await flows.count();
+  await expect(flows.first().locator('title')).toHaveText(/ · (value|state|tool_call|parent)/);
   await screenshot(app, 'run-graph-lineage');
 
-  const toggle = app.getByRole('checkbox', { name: 'data flow' });
-  await expect(toggle).toBeChecked();
-  await toggle.uncheck();
-  await expect(flows).toHaveCount(0);
+  await all.check();
+  await expect.poll(() => flows.count()).toBeGreaterThanOrEqual(Math.max(before, selectedOnly));
+  // Fewer drawn than inferred: hops of the blame's lineage path are drawn once, as the path.
+  expect(await flows.count()).toBeLessThanOrEqual(blame.lineage_edges!.length);
+  await all.uncheck();
+  await expect(flows).toHaveCount(selectedOnly);
   await expect(path.first()).toBeAttached();
-  await toggle.check();
-  await expect(flows).toHaveCount(drawn);
 });
 
 test('a user marks a healthy-looking run as failed with the expected answer, sees ranked suspects, and can clear the mark', async ({ app, tb }) => {

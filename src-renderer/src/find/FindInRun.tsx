@@ -4,10 +4,10 @@ import type { RunModel } from '../workbench/use-run-model';
 import type { FindState } from './use-find';
 import './find.css';
 
-const ROLLUP: [FindFilter, string][] = [
-  ['errors', 'errors'],
-  ['warnings', 'warnings'],
-  ['low-score', 'low score'],
+const ROLLUP: [FindFilter, string, string][] = [
+  ['errors', 'error', 'errors'],
+  ['warnings', 'warning', 'warnings'],
+  ['low-score', 'low score', 'low scores'],
 ];
 
 /**
@@ -75,7 +75,7 @@ export function FindInRun({ model, selected, find }: { model: RunModel; selected
       )}
       {rollup && (
         <div className="chip-group find-rollup" role="group" aria-label="Filter the steps">
-          {ROLLUP.map(([kind, label]) => {
+          {ROLLUP.map(([kind, one, many]) => {
             const n = rollup[kind].length;
             return (
               <button
@@ -87,7 +87,7 @@ export function FindInRun({ model, selected, find }: { model: RunModel; selected
                 title={ROLLUP_TITLE[kind]}
                 onClick={() => act(setFind, { filter: filter === kind ? null : kind })}
               >
-                {n.toLocaleString('en-US')} {label}
+                {n.toLocaleString('en-US')} {n === 1 ? one : many}
               </button>
             );
           })}

@@ -3,7 +3,6 @@ import type { LineageEdge } from '../../../src-shared/analysis';
 import type { Step } from '../../../src-shared/model';
 import { step } from '../../../test/support/graph-steps';
 import { dataFlowTitle, MAX_DATA_FLOW_EDGES, nearestShown, pairKey, selectDataFlow } from './data-flow-edges';
-import { dataFlowHandles, dataFlowPath, HANDLE } from './data-flow-path';
 import { buildStepTree, visibleGraph, type StepTree } from './step-tree';
 
 
@@ -120,19 +119,5 @@ describe('data-flow edges on the step graph', () => {
     expect(dataFlowTitle(edges[0], (id) => id.toUpperCase())).toBe(
       ['6 data flows', 'T0 → WRITER · tool_call: call_1', 'T1 → WRITER · value', 'T2 → WRITER · value', 'T3 → WRITER · value', '+2 more'].join('\n'),
     );
-  });
-});
-
-describe('data-flow edge routing', () => {
-  it('flows within a column arc on its right; forwards they enter on the left; backwards they leave on the left', () => {
-    expect(dataFlowHandles(10, 10)).toEqual({ sourceHandle: HANDLE.rightOut, targetHandle: HANDLE.rightIn });
-    expect(dataFlowHandles(10, 258)).toEqual({ sourceHandle: HANDLE.rightOut, targetHandle: HANDLE.leftIn });
-    expect(dataFlowHandles(258, 10)).toEqual({ sourceHandle: HANDLE.leftOut, targetHandle: HANDLE.rightIn });
-  });
-
-  it('a longer arc beside a column bulges further than a short one, but stays within the gap to the next column', () => {
-    const bulge = (dy: number) => Number(dataFlowPath(200, 0, 'right', 200, dy, 'right').split(' ')[1].slice(1).split(',')[0]) - 200;
-    expect(bulge(300)).toBeGreaterThan(bulge(60));
-    expect(bulge(50_000)).toBeLessThan(48 / 0.75);
   });
 });

@@ -8,7 +8,9 @@ import {
   selectStep,
   setDataFlow,
   setExpanded,
+  setExpandedMany,
   setRunsQuery,
+  setShowWrappers,
   showMoreChildren,
   toggleComparePick,
   togglePanel,
@@ -80,12 +82,24 @@ describe('UI state', () => {
     expect(frozen.panels.blame).toBe(true);
   });
 
-  it('hiding the data-flow edges is kept when another run is opened, and showing them again restores them', () => {
-    expect(initialUiState.dataFlow).toBe(true);
-    const hidden = setDataFlow(openRun(initialUiState, 'run-1'), false);
-    expect(hidden.dataFlow).toBe(false);
-    expect(openRun(hidden, 'run-2').dataFlow).toBe(false);
-    expect(setDataFlow(hidden, false)).toBe(hidden);
-    expect(setDataFlow(hidden, true).dataFlow).toBe(true);
+  it('the graph starts with only the selected step\'s data flow; asking for all of it is kept when another run is opened, and can be undone', () => {
+    expect(initialUiState.dataFlow).toBe(false);
+    const all = setDataFlow(openRun(initialUiState, 'run-1'), true);
+    expect(all.dataFlow).toBe(true);
+    expect(openRun(all, 'run-2').dataFlow).toBe(true);
+    expect(setDataFlow(all, true)).toBe(all);
+    expect(setDataFlow(all, false).dataFlow).toBe(false);
+  });
+
+  it('framework wrapper steps start hidden on the graph, and showing them is kept across runs', () => {
+    expect(initialUiState.showWrappers).toBe(false);
+    const shown = setShowWrappers(openRun(initialUiState, 'run-1'), true);
+    expect(openRun(shown, 'run-2').showWrappers).toBe(true);
+  });
+
+  it('Expand all opens every given step and Collapse all closes them, overriding the outline a big run opens with', () => {
+    const open = setExpandedMany(openRun(initialUiState, 'run-1'), ['a', 'b'], true);
+    expect(open.expansion).toEqual({ a: true, b: true });
+    expect(setExpandedMany(open, ['a', 'b'], false).expansion).toEqual({ a: false, b: false });
   });
 });

@@ -27,8 +27,10 @@ export interface UiState {
   focusedEvidence: Evidence | null;
   stepSearch: string;
   viewport: Viewport | null;
-  /** The step graph draws the blame's inferred data-flow edges; a view preference kept across runs. */
+  /** The step graph draws all the blame's inferred data-flow edges, not only those of the selected step and the blame path; a view preference kept across runs. */
   dataFlow: boolean;
+  /** The step graph shows framework wrapper steps (graph-constants.ts); a view preference kept across runs. */
+  showWrappers: boolean;
   /** Find in the open run: the text searched and the roll-up that filters the step list. */
   find: { query: string; filter: FindFilter | null };
 }
@@ -44,7 +46,8 @@ export const initialUiState: UiState = {
   focusedEvidence: null,
   stepSearch: '',
   viewport: null,
-  dataFlow: true,
+  dataFlow: false,
+  showWrappers: false,
   find: { query: '', filter: null },
 };
 
@@ -83,6 +86,13 @@ export function setExpanded(state: UiState, stepId: string, expanded: boolean): 
   return { ...state, expansion: { ...state.expansion, [stepId]: expanded } };
 }
 
+/** Expand or collapse many steps at once (the waterfall's Expand all / Collapse all). */
+export function setExpandedMany(state: UiState, stepIds: Iterable<string>, expanded: boolean): UiState {
+  const expansion = { ...state.expansion };
+  for (const id of stepIds) expansion[id] = expanded;
+  return { ...state, expansion };
+}
+
 export function showMoreChildren(state: UiState, stepId: string): UiState {
   return { ...state, childPages: { ...state.childPages, [stepId]: (state.childPages[stepId] ?? 1) + 1 } };
 }
@@ -93,6 +103,10 @@ export function togglePanel(state: UiState, panel: keyof UiState['panels']): UiS
 
 export function setDataFlow(state: UiState, dataFlow: boolean): UiState {
   return state.dataFlow === dataFlow ? state : { ...state, dataFlow };
+}
+
+export function setShowWrappers(state: UiState, showWrappers: boolean): UiState {
+  return state.showWrappers === showWrappers ? state : { ...state, showWrappers };
 }
 
 export function setStepSearch(state: UiState, stepSearch: string): UiState {

@@ -1,9 +1,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import type { Step } from '../../../src-shared/model';
-import { stepLook } from '../graph/step-look';
+import { stepLook, type StepLook } from '../graph/step-look';
 import { visibleRows } from '../graph/step-tree';
-import { act, selectStep, setExpanded } from '../state/ui-store';
+import { act, selectStep, setExpanded, setExpandedMany } from '../state/ui-store';
 import { formatDuration } from '../text/format';
 import { revealControls } from '../text/visible-controls';
 import type { RunModel } from '../workbench/use-run-model';
@@ -88,6 +88,12 @@ export function Waterfall({ model, selected }: { model: RunModel; selected: stri
           {' · drag on the axis or the overview to zoom'}
         </span>
         <span className="toolbar-spacer" />
+        <button type="button" className="mini-button" onClick={() => act(setExpandedMany, parentsOf(tree), true)} title="Open every step (rows stay virtualized, so even 100,000 scroll)">
+          Expand all
+        </button>
+        <button type="button" className="mini-button" onClick={() => act(setExpandedMany, parentsOf(tree), false)}>
+          Collapse all
+        </button>
         <button type="button" className="mini-button" disabled={!view} onClick={() => setView(null)} data-testid="waterfall-reset">
           Reset zoom
         </button>
@@ -112,60 +118,20 @@ export function Waterfall({ model, selected }: { model: RunModel; selected: stri
             {virtualizer.getVirtualItems().map((item) => {
               const row = rows[item.index];
               const step = tree.byId.get(row.id)!;
-              const look = stepLook(step, blameIndex);
-              const end = endOf(step, span.to);
-              const bar = barGeometry(step.started_at, end, shown);
-              const tokens = tokensOf(step);
-              const name = plain(step.name);
               return (
-                <div
+                <WaterfallRow
                   key={row.id}
-                  role="treeitem"
-                  aria-selected={row.id === selected}
-                  aria-expanded={row.hasChildren ? row.expanded : undefined}
-                  aria-level={row.depth + 1}
-                  data-step-id={row.id}
-                  className={`wf-row look-${look}${row.id === selected ? ' is-selected' : ''}`}
-                  style={{ height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
-                  onClick={() => act(selectStep, row.id)}
-                >
-                  <div className="wf-label-col">
-                    <span className="step-row-indent" style={{ width: Math.min(row.depth, 24) * 12 }} />
-                    {row.hasChildren ? (
-                      <button
-                        type="button"
-                        className="tree-toggle"
-                        aria-label={row.expanded ? 'Collapse' : 'Expand'}
-                        onClick={(e) => {
-                          e.stopPropagation();
-                          act(setExpanded, row.id, !row.expanded);
-                        }}
-                      >
-                        {row.expanded ? '▾' : '▸'}
-                      </button>
-                    ) : (
-                      <span className="tree-toggle-space" />
-                    )}
-                    <span className="look-dot" />
-                    <span className="wf-name" title={name}>
-                      {name}
-                    </span>
-                    {look === 'blamed' && <span className="wf-flag wf-flag-blamed">blamed</span>}
-                    {look === 'co-blamed' && <span className="wf-flag wf-flag-co">co-blamed</span>}
-                    {step.status === 'error' && look !== 'blamed' && <span className="wf-flag wf-flag-error">error</span>}
-                    <span className="wf-num mono">{formatDuration(step.duration_ms)}</span>
-                    <span className="wf-num mono muted">{tokens === null ? '' : tokens.toLocaleString('en-US')}</span>
-                  </div>
-                  <div className="wf-track">
-                    {bar && (
-                      <span
-                        className={`wf-bar type-bar-${step.type}${step.ended_at === null ? ' is-open' : ''}`}
-                        style={{ left: `${bar.left * 100}%`, width: `max(2px, ${bar.width * 100}%)` }}
-                        title={`${name} · starts ${formatOffset(step.started_at - span.from, 1)} · ${formatDuration(step.duration_ms)}${step.ended_at === null ? ' (no end recorded)' : ''}`}
-                      />
-                    )}
-                  </div>
-                </div>
+                  step={step}
+                  depth={row.depth}
+                  hasChildren={row.hasChildren}
+                  expanded={row.expanded}
+                  look={stepLook(step, blameIndex)}
+                  selected={row.id === selected}
+                  top={item.start}
+                  view={shown}
+                  origin={span.from}
+                  runEnd={span.to}
+                />
               );
             })}
           </div>
@@ -173,6 +139,94 @@ export function Waterfall({ model, selected }: { model: RunModel; selected: stri
       </div>
     </div>
   );
+}
+
+/**
+ * One row; memoized on plain values so that scrolling (which re-renders the
+ * list) only renders the rows coming into view.
+ */
+const WaterfallRow = memo(function WaterfallRow({
+  step,
+  depth,
+  hasChildren,
+  expanded,
+  look,
+  selected,
+  top,
+  view,
+  origin,
+  runEnd,
+}: {
+  step: Step;
+  depth: number;
+  hasChildren: boolean;
+  expanded: boolean;
+  look: StepLook;
+  selected: boolean;
+  top: number;
+  view: TimeRange;
+  origin: number;
+  runEnd: number;
+}) {
+  const id = step.step_id;
+  const bar = barGeometry(step.started_at, endOf(step, runEnd), view);
+  const tokens = tokensOf(step);
+  const name = plain(step.name);
+  return (
+    <div
+      role="treeitem"
+      aria-selected={selected}
+      aria-expanded={hasChildren ? expanded : undefined}
+      aria-level={depth + 1}
+      data-step-id={id}
+      className={`wf-row look-${look}${selected ? ' is-selected' : ''}`}
+      style={{ height: ROW_HEIGHT, transform: `translateY(${top}px)` }}
+      onClick={() => act(selectStep, id)}
+    >
+      <div className="wf-label-col">
+        <span className="step-row-indent" style={{ width: Math.min(depth, 24) * 12 }} />
+        {hasChildren ? (
+          <button
+            type="button"
+            className="tree-toggle"
+            aria-label={expanded ? 'Collapse' : 'Expand'}
+            onClick={(e) => {
+              e.stopPropagation();
+              act(setExpanded, id, !expanded);
+            }}
+          >
+            {expanded ? '▾' : '▸'}
+          </button>
+        ) : (
+          <span className="tree-toggle-space" />
+        )}
+        <span className="look-dot" />
+        <span className="wf-name" title={name}>
+          {name}
+        </span>
+        {look === 'blamed' && <span className="wf-flag wf-flag-blamed">blamed</span>}
+        {look === 'co-blamed' && <span className="wf-flag wf-flag-co">co-blamed</span>}
+        {step.status === 'error' && look !== 'blamed' && <span className="wf-flag wf-flag-error">error</span>}
+        <span className="wf-num mono">{formatDuration(step.duration_ms)}</span>
+        <span className="wf-num mono muted">{tokens === null ? '' : tokens.toLocaleString('en-US')}</span>
+      </div>
+      <div className="wf-track">
+        {bar && (
+          <span
+            className={`wf-bar type-bar-${step.type}${step.ended_at === null ? ' is-open' : ''}`}
+            style={{ left: `${bar.left * 100}%`, width: `max(2px, ${bar.width * 100}%)` }}
+            title={`${name} · starts ${formatOffset(step.started_at - origin, 1)} · ${formatDuration(step.duration_ms)}${step.ended_at === null ? ' (no end recorded)' : ''}`}
+          />
+        )}
+      </div>
+    </div>
+  );
+});
+
+function parentsOf(tree: NonNullable<RunModel['tree']>): string[] {
+  const out: string[] = [];
+  for (const id of tree.children.keys()) if (id !== null) out.push(id);
+  return out;
 }
 
 /** Tick labels over the bars; dragging across it zooms to the dragged range. */

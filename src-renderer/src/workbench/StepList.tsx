@@ -96,8 +96,8 @@ export function StepList({ model, selected, find }: { model: RunModel; selected:
                 )}
                 <span className="look-dot" />
                 <span className="step-row-name" title={find.repeated.has(step.name) ? plain(stepPath(tree!, row.id, 12)) : plain(step.name)}>
-                  {flat && find.repeated.has(step.name) && tree!.parentOf(row.id) !== null && <span className="step-row-path">{plain(stepPath(tree!, tree!.parentOf(row.id)!, 3))} › </span>}
                   {plain(step.name)}
+                  {flat && find.repeated.has(step.name) && tree!.parentOf(row.id) !== null && <span className="step-row-path"> in {plain(stepPath(tree!, tree!.parentOf(row.id)!, 3))}</span>}
                 </span>
                 {flat && find.hitOf.has(row.id) && <span className="step-row-where">{find.hitOf.get(row.id)!.fields.join(' ')}</span>}
                 <span className={`type-tag type-${step.type}`}>{step.type}</span>
