@@ -38,11 +38,18 @@ from .replay_controller import REPLAY_PLAN_ENV, ReplayPlanError
 from .replay_errors import ModelChangeRefusedError, ReplayedError, SideEffectRefusedError
 from .runtime import STEP_TYPES, TracebackWarning
 from .steps import run_step, step, trace
+from .pitfalls import GuardBlocked, guard_check, load_motifs, pitfalls, set_guard_task, with_pitfalls
 
 # tracebackai.id() mirrors the TS SDK's id(); not star-exported, it would shadow the builtin.
 id = new_id  # noqa: A001
 
 __all__ = [
+    "GuardBlocked",
+    "guard_check",
+    "load_motifs",
+    "pitfalls",
+    "set_guard_task",
+    "with_pitfalls",
     "__version__",
     "REDACTED",
     "REPLAY_PLAN_ENV",

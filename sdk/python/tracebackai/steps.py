@@ -36,6 +36,9 @@ def trace(
     capture_input: bool | Callable[..., Any] = True,
     capture_output: bool | Callable[[Any], Any] = True,
     revive: Callable[[Json], Any] | None = None,
+    guard: str | None = None,
+    guard_task: str | Callable[[], str] | None = None,
+    guard_motif_file: str | None = None,
 ) -> Any:
     """Record each call of the decorated function as a step.
 
@@ -53,12 +56,19 @@ def trace(
         arguments / the result to what is recorded.
     revive: in replay mode, turns the recorded JSON output back into the value
         the caller expects (e.g. ``lambda d: Answer(**d)``).
+    guard: "warn" | "block": check the call's arguments against known failure
+        motifs before it runs (docs/motifs.md); ``guard_task`` is the task it
+        quotes (default: the task last given to pitfalls/with_pitfalls).
     """
     _check_type(type, "trace")
     step_type = type
 
     def decorate(func: F) -> F:
         step_name = name or default_name(func, "step")
+        if guard is not None:
+            from .pitfalls import guarded  # the pre-execution guard, docs/motifs.md section 5
+
+            func = guarded(func, step_name, guard, guard_task, guard_motif_file)
 
         def begin(args: tuple[Any, ...], kwargs: dict[str, Any]) -> StepExecution | None:
             return begin_step(

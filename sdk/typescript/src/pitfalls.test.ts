@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GuardBlockedError, guardCheck, pipeline, pitfalls, step, withPitfalls, type KnownMotif } from './index.js';
@@ -118,5 +118,18 @@ describe('the guard before execution', () => {
     const query = step('query_table', 'tool', (plan: { measure: string }) => plan.measure, { guard: 'block', guardTask: TASK, guardMotifFile: file });
     await pipeline('city-desk', async () => query({ measure: 'population' }), { home });
     expect(stepStarts(onlyRun(home)).map((s) => s.name)).toEqual(['query_table']);
+  });
+});
+
+describe('the cases both SDKs are tested on', () => {
+  it('pitfalls and the guard give the answers the Python SDK gives', () => {
+    const shared = JSON.parse(readFileSync(new URL('../../../test/fixtures/pitfalls/cases.json', import.meta.url), 'utf8')) as {
+      motif: KnownMotif;
+      cases: { task: string; quote: string | null; call: unknown; fires: boolean }[];
+    };
+    for (const c of shared.cases) {
+      expect(pitfalls(c.task, { motifs: [shared.motif] }).map((p) => p.task_quote), c.task).toEqual(c.quote ? [c.quote] : []);
+      expect(guardCheck(c.task, c.call, { motifs: [shared.motif] }).length > 0, c.task).toBe(c.fires);
+    }
   });
 });
