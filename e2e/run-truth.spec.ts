@@ -59,6 +59,7 @@ test('an imported OTLP run that failed reads failed in the header, the runs list
   await app.getByTestId('blamed-step').locator('.blamed-name').click();
   await expect(app.getByTestId('step-panel')).toHaveAttribute('data-step-id', culprit.step_id);
   await expect(app.getByTestId('step-role')).toContainText('blamed');
+  await expect(app.getByTestId('step-blamed-note')).toContainText(culprit.rule);
   await expect(app.locator(`.step-row[data-step-id="${culprit.step_id}"]`)).toHaveClass(/look-blamed/);
   await expect(app.locator(`.step-row[data-step-id="${culprit.step_id}"] .row-role`)).toHaveText('blamed');
   await bothThemes(app, 'run-truth-workbench');
@@ -86,6 +87,8 @@ test('a trace file with one bad line and no steps does not read healthy: the lis
   // Open by default: the run is judged on part of its trace.
   await expect(problems).toContainText('half-written.jsonl:2');
   await expect(problems).toContainText('1 import error');
+  // The blame panel does not call it healthy either.
+  await expect(app.getByTestId('blame-verdict')).not.toContainText('Healthy run');
   await screenshot(app, 'run-truth-bad-line');
 });
 

@@ -24,16 +24,17 @@ describe('run ids shown as their shortest unique prefix', () => {
   });
 
   it('an id that is a prefix of another (a kept collision "ID~2") is shown whole, never cut to look like its twin', () => {
-    const short = shortestUniquePrefixes(['run-aaaaaaaaaa', 'run-aaaaaaaaaa~2']);
-    expect(short.get('run-aaaaaaaaaa')).toBe('run-aaaaaaaaaa');
-    expect(short.get('run-aaaaaaaaaa~2')).toBe('run-aaaaaaaaaa~');
+    const short = shortestUniquePrefixes(['langchain-run-aaaaaaaa', 'langchain-run-aaaaaaaa~2']);
+    expect(short.get('langchain-run-aaaaaaaa')).toBe('langchain-run-aaaaaaaa');
+    expect(short.get('langchain-run-aaaaaaaa~2')).toBe('langchain-run-aaaaaaaa~');
   });
 
-  it('short ids stay whole, and an id outside the known set falls back to 8 characters', () => {
-    const short = shortestUniquePrefixes(['abc', 'abcdefghijkl']);
+  it('ids of 16 characters or fewer stay whole, and an id outside the known set falls back to 8 characters', () => {
+    const short = shortestUniquePrefixes(['abc', 'half-written-1', '0123456789abcdefXYZ']);
     expect(short.get('abc')).toBe('abc');
-    expect(short.get('abcdefghijkl')).toBe('abcdefgh');
-    expect(shortIdIn(short, '0123456789abcdef')).toBe('01234567');
+    expect(short.get('half-written-1')).toBe('half-written-1');
+    expect(short.get('0123456789abcdefXYZ')).toBe('01234567');
+    expect(shortIdIn(short, 'fedcba9876543210fedc')).toBe('fedcba98');
     expect(shortIdIn(short, 'tiny')).toBe('tiny');
   });
 });

@@ -11,6 +11,7 @@ import { TraceText } from '../common/TraceText';
 import { act, focusEvidence, selectStep } from '../state/ui-store';
 import { formatScore } from '../text/format';
 import type { RunModel } from './use-run-model';
+import { importCounts, useRunImportProblems } from './RunImportProblems';
 
 const OTHER_SCORES_SHOWN = 12;
 
@@ -18,6 +19,7 @@ export function BlamePanel({ model }: { model: RunModel }) {
   const { blame, blameError, tree } = model;
   const nameOf = (id: string) => tree?.byId.get(id)?.name ?? id;
   const confirmed = useExperimentUi((s) => !!model.detail && !!s.confirmations[model.detail.run.run_id]);
+  const lost = importCounts(useRunImportProblems(model.detail?.run.run_id ?? null)).errors;
   if (blameError) return <ErrorNote error={blameError} />;
   if (!blame) return <div className="muted pad">Working out blame…</div>;
   return (
@@ -28,8 +30,17 @@ export function BlamePanel({ model }: { model: RunModel }) {
           step; use <em>Mark as failed…</em> if the run did fail.
         </div>
       ) : blame.healthy ? (
-        <div className="verdict-banner healthy" data-testid="blame-verdict">
-          <strong>Healthy run.</strong> Nothing is blamed.
+        <div className={`verdict-banner ${lost ? 'unknown' : 'healthy'}`} data-testid="blame-verdict">
+          {lost ? (
+            <>
+              <strong>No failure found in what was imported.</strong> The trace file lost {lost} line{lost === 1 ? '' : 's'} (see the import problems above), so a
+              failing step may be missing.
+            </>
+          ) : (
+            <>
+              <strong>Healthy run.</strong> Nothing is blamed.
+            </>
+          )}
         </div>
       ) : (
         <div className="verdict-banner failed" data-testid="blame-verdict">

@@ -5,12 +5,11 @@ import { useEngineQuery, useQueryCache } from '../api/use-engine-query';
 import { TraceText } from '../common/TraceText';
 
 /** The import problems that concern one run (by the run id in the line, else its file's), refreshed as files are re-read. */
-export function useRunImportProblems(runId: string): ImportError[] {
+export function useRunImportProblems(runId: string | null): ImportError[] {
   const api = useApi();
   const cache = useQueryCache();
-  const args = { runId, limit: 500 };
-  const problems = useEngineQuery('listImportErrors', args);
-  useEffect(() => api.on('import-errors', () => cache.refetch('listImportErrors', { runId, limit: 500 })), [api, cache, runId]);
+  const problems = useEngineQuery('listImportErrors', runId ? { runId, limit: 500 } : null);
+  useEffect(() => (runId ? api.on('import-errors', () => cache.refetch('listImportErrors', { runId, limit: 500 })) : undefined), [api, cache, runId]);
   return problems.data ?? [];
 }
 
