@@ -141,7 +141,7 @@ export function StepPanel({ run, step, health, blame }: { run: Run; step: Step; 
         </Section>
       )}
 
-      <ScoresSection health={health} step={step} />
+      <ScoresSection health={health} step={step} blame={blame} />
 
       {/* The answer first: a chat step's output would otherwise sit under its whole input conversation. */}
       <Section title="Output" testId="step-output" actions={<CopyButton text={() => toCopyText(step.output ?? undefined)} />}>
@@ -205,16 +205,27 @@ function StepRolePill({ step, blame }: { step: Step; blame?: BlameResult }) {
   );
 }
 
-function ScoresSection({ health, step }: { health: StepHealth | undefined; step: Step }) {
+function ScoresSection({ health, step, blame }: { health: StepHealth | undefined; step: Step; blame?: BlameResult }) {
   const checks = health?.checks ?? [];
+  // A step blame names reads as blamed here too: its scorers' verdict is shown as theirs, not as the step's health.
+  const finding = blame ? [...blame.blamed, ...blame.co_blamed].find((b) => b.step_id === step.step_id) : undefined;
   const user = step.user_scores.filter((u) => !checks.some((c) => c.name === u.name && c.source === u.source));
   const all = [...checks, ...user];
   return (
     <Section
       title="Scores"
       testId="step-scores"
-      badge={<span className="mono score-badge">{health?.score === null || health?.score === undefined ? 'unscored' : `health ${formatScore(health.score)}`}</span>}
+      badge={
+        <span className="mono score-badge">
+          {health?.score === null || health?.score === undefined ? 'unscored' : `${finding ? 'scorers' : 'health'} ${formatScore(health.score)}`}
+        </span>
+      }
     >
+      {finding && (
+        <p className="blamed-note" data-testid="step-blamed-note">
+          Blamed ({finding.rule}, {formatScore(finding.score)}) whatever its scorers said: <TraceText text={finding.reason} truncateAt={400} />
+        </p>
+      )}
       {all.length === 0 ? (
         <span className="muted">No scorer applied to this step.</span>
       ) : (
