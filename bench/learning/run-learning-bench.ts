@@ -80,14 +80,17 @@ export async function benchLearning(): Promise<{ lines: string[] }> {
   const lines = [`motif learned: ${motif.name} (task cue "${motif.task_cue}", violation cue "${motif.violation_cue}")`];
 
   const family = FAMILY.flatMap((t) => COUNTRIES.flatMap((c) => THRESHOLDS.map((n) => fill(t, c, n))));
+  const templateOf = (task: string) => FAMILY.find((t) => COUNTRIES.some((c) => THRESHOLDS.some((n) => fill(t, c, n) === task)))!;
   const near = NEAR_MISS.flatMap((t) => COUNTRIES.flatMap((c) => THRESHOLDS.map((n) => fill(t, c, n))));
   const call = (task: string, measure: string) => ({ country: COUNTRIES.find((c) => task.includes(c)), measure, threshold: 1_000_000 });
 
   let trueFires = 0;
   let falseFires = 0;
   let correctCalls = 0;
+  const missed = new Set<string>();
   for (const task of family) {
     if (guardCheck(task, call(task, 'metro_population'), opts).length) trueFires++;
+    else missed.add(templateOf(task));
     correctCalls++;
     if (guardCheck(task, call(task, 'population'), opts).length) falseFires++;
   }
@@ -99,7 +102,7 @@ export async function benchLearning(): Promise<{ lines: string[] }> {
     if (pitfalls(task, opts).length) nearWarnings++;
   }
   const warned = family.filter((t) => pitfalls(t, opts).length > 0);
-  lines.push(`guard: fires on ${trueFires}/${family.length} family tasks whose call repeats the violation (the misses are phrasings without a cue word)`);
+  lines.push(`guard: fires on ${trueFires}/${family.length} family tasks whose call repeats the violation${missed.size ? `; missed phrasings: ${[...missed].map((t) => `"${t}"`).join(', ')}` : ''}`);
   lines.push(`guard false fires: ${falseFires + nearFalseFires}/${correctCalls} correct calls (${nearFalseFires}/${near.length} on near-miss tasks, ${falseFires}/${family.length} on family tasks)  goal 0`);
   lines.push(`pitfalls: warned ${warned.length}/${family.length} family tasks; false warnings on near misses ${nearWarnings}/${near.length}  goal 0`);
 

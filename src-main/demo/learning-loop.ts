@@ -76,6 +76,9 @@ export async function runLearningDemo(engine: Engine, log: (line: string) => voi
   for (const c of confirmation.candidates) {
     log(`  ${c.name}: ${c.skipped ?? `effect ${c.effect?.toFixed(2) ?? 'n/a'}, adjusted p = ${c.p_adjusted?.toPrecision(2) ?? 'n/a'}${c.confirmed ? ' (confirmed)' : ''}`}`);
   }
+  const root = confirmation.candidates.find((c) => c.step_id === confirmation.root_cause_step_id);
+  // A transplant at any step downstream of the cause also fixes the run: the earliest confirmed step is the cause.
+  if (root) log(`  Root cause: ${root.name}, the earliest step whose passing output alone fixes the run.`);
   const motifs = await call(engine, 'listMotifs', {});
   const motif = motifs.find((m) => m.source_run_id === pair.failing) ?? null;
   log(motif ? `  Remembered as motif ${motif.motif_id}: ${motif.name}` : '  No cause was confirmed, so nothing was remembered.');
