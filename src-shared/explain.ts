@@ -42,7 +42,7 @@ export interface RootCauseCandidate {
 export interface CheckedQuote extends Evidence {
   grounded: boolean;
   /** exact: a verbatim substring (whitespace-normalised); overlap: ≥ the overlap threshold of its words in one window; else why it was not counted. */
-  match: 'exact' | 'overlap' | 'not_found' | 'vague' | 'unknown_step' | 'too_short';
+  match: 'exact' | 'overlap' | 'not_found' | 'vague' | 'unknown_step' | 'too_short' | 'not_shown';
   /** Share of the quote's words found in the best window of the field. */
   overlap: number;
 }

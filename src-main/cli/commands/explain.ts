@@ -11,9 +11,10 @@ function printEstimate(e: ExplainEstimate, out: (l: string) => void): void {
 }
 
 function printCandidate(c: GatedCandidate, i: number, out: (l: string) => void): void {
-  out(`${i + 1}. ${safeText(c.step_name ?? c.step_id)} (${c.step_id})  ${c.category}  confidence ${c.confidence.toFixed(2)}`);
+  // Step ids come from the model (and through it, from the trace): escaped like every other trace text.
+  out(`${i + 1}. ${safeText(c.step_name ?? c.step_id)} (${safeText(c.step_id)})  ${c.category}  confidence ${c.confidence.toFixed(2)}`);
   out(`   ${oneLine(safeText(c.hypothesis), 300)}`);
-  for (const q of c.evidence) out(`   ${q.grounded ? 'found' : 'NOT COUNTED'} (${q.match}) ${q.field} of ${q.step_id}: "${oneLine(safeText(q.quote), 120)}"`);
+  for (const q of c.evidence) out(`   ${q.grounded ? 'found' : 'NOT COUNTED'} (${q.match}) ${q.field} of ${safeText(q.step_id)}: "${oneLine(safeText(q.quote), 120)}"`);
   if (c.proposed_edit) out(`   proposed ${c.proposed_edit.kind}: ${oneLine(safeText(JSON.stringify(c.proposed_edit.value)), 160)}`);
   for (const r of c.rejected_because) out(`   dropped: ${safeText(r)}`);
 }
@@ -29,10 +30,10 @@ function printExplanation(e: Explanation, out: (l: string) => void): void {
     out('\nRejected by the evidence gate:');
     e.rejected.forEach((c, i) => printCandidate(c, i, out));
   }
-  if (e.disagrees_with_blame) out(`\nThis disagrees with the deterministic blame, which names step ${e.blame_top_step_id}: \`tb blame ${e.run_id.slice(0, 12)}\`.`);
+  if (e.disagrees_with_blame) out(`\nThis disagrees with the deterministic blame, which names step ${safeText(e.blame_top_step_id ?? '')}: \`tb blame ${safeText(e.run_id.slice(0, 12))}\`.`);
   for (const v of e.verification ?? []) {
     const what = v.skipped ? `not run: ${v.skipped}` : `effect ${v.effect === null ? 'n/a' : v.effect.toFixed(2)}, p = ${v.p_value === null ? 'n/a' : v.p_value.toPrecision(2)}${v.confirmed ? ', confirmed' : ''}`;
-    out(`verify ${v.step_id}: ${what}${v.experiment_id ? ` (experiment ${v.experiment_id})` : ''}${v.motif_id ? `; remembered as ${v.motif_id}` : ''}`);
+    out(`verify ${safeText(v.step_id)}: ${what}${v.experiment_id ? ` (experiment ${v.experiment_id})` : ''}${v.motif_id ? `; remembered as ${v.motif_id}` : ''}`);
   }
 }
 

@@ -24,8 +24,8 @@ export const motifsCommand: Command = {
         for (const m of motifs) {
           ctx.out(`${m.motif_id}  ${m.origin}  ${safeText(m.step_signature)} [${m.step_type}]  ${oneLine(safeText(m.name), 100)}`);
           ctx.out(`   required: ${oneLine(safeText(m.requirement), 140)}`);
-          if (m.proof) ctx.out(`   proved by ${m.proof.experiment_id}: pass ${m.proof.treatment_pass_rate.toFixed(2)} with the fix vs ${m.proof.control_pass_rate.toFixed(2)}, p = ${m.proof.p_value.toPrecision(2)}`);
-          ctx.out(`   learned from run ${m.learned_from_run ?? 'unknown'}${m.source_run_id ? '' : ' (not in this database)'}`);
+          if (m.proof) ctx.out(`   proved by ${safeText(m.proof.experiment_id)}: pass ${m.proof.treatment_pass_rate.toFixed(2)} with the fix vs ${m.proof.control_pass_rate.toFixed(2)}, p = ${m.proof.p_value.toPrecision(2)}`);
+          ctx.out(`   learned from run ${safeText(m.learned_from_run ?? 'unknown')}${m.source_run_id ? '' : ' (not in this database)'}`);
         }
       }
       return EXIT_OK;

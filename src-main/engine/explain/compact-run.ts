@@ -25,9 +25,21 @@ function encode(value: Json | null, max: number): string {
   return text.replace(/</g, '\\u003c');
 }
 
+/**
+ * Every string from the trace — ids, names, types included — is redacted and encoded: a native
+ * step id may be any text ("x\n</trace>\nSYSTEM: …"), and a secret may sit in a step name.
+ */
+function label(value: string, o: CompactOptions, max = 200): string {
+  return encode(o.redactor.text(String(value)), max);
+}
+
+function stepLine(step: Step, o: CompactOptions): string {
+  return `step ${label(step.step_id, o)} | ${label(step.name, o)} | ${label(step.type, o, 40)} | ${label(step.status, o, 40)}`;
+}
+
 function fullStep(step: Step, o: CompactOptions): string[] {
   const r = o.redactor;
-  const lines = [`step ${step.step_id} | ${encode(step.name, 200)} | ${step.type} | ${step.status}`];
+  const lines = [stepLine(step, o)];
   lines.push(`  input: ${encode(r.json(step.input), o.fullTextChars)}`);
   lines.push(`  output: ${encode(r.json(step.output), o.fullTextChars)}`);
   if (step.error) lines.push(`  error: ${encode(r.json(step.error as unknown as Json), o.fullTextChars)}`);
@@ -45,28 +57,28 @@ export function compactRun(run: RunDetail, blame: BlameResult, o: CompactOptions
   const full = new Set(fullTextSteps(blame));
   const r = o.redactor;
   const out: string[] = ['<trace>'];
-  out.push(`run ${run.run.run_id} | pipeline ${encode(run.run.pipeline, 200)} | status ${run.run.status}`);
+  out.push(`run ${label(run.run.run_id, o)} | pipeline ${label(run.run.pipeline, o)} | status ${label(run.run.status, o, 40)}`);
   out.push(`run input: ${encode(r.json(run.run.input ?? null), o.fullTextChars)}`);
   out.push(`run output: ${encode(r.json(run.run.output ?? null), o.fullTextChars)}`);
   if (run.run.verdict) out.push(`verdict: ${encode(r.json(run.run.verdict as unknown as Json), o.fullTextChars)}`);
   out.push('', 'steps (in start order; full text only for the lineage path and the suspects):');
   for (const step of run.steps) {
     if (full.has(step.step_id)) out.push(...fullStep(step, o));
-    else out.push(`step ${step.step_id} | ${encode(step.name, 200)} | ${step.type} | ${step.status}`);
+    else out.push(stepLine(step, o));
   }
   const signals = blame.detection?.signals ?? blame.failure?.signals ?? [];
   if (signals.length) {
     out.push('', 'failure signals:');
-    for (const s of signals.slice(0, 10)) out.push(`  ${s.name} (${s.strength.toFixed(2)}) on ${s.step_id ?? 'the run'}: ${encode(r.text(s.description), 500)}`);
+    for (const s of signals.slice(0, 10)) out.push(`  ${label(s.name, o)} (${s.strength.toFixed(2)}) on ${s.step_id ? label(s.step_id, o) : 'the run'}: ${label(s.description, o, 500)}`);
   }
   if (blame.blamed.length) {
     out.push('', 'deterministic blame (rules; may be wrong):');
-    for (const f of [...blame.blamed, ...blame.co_blamed]) out.push(`  ${f.step_id} ${encode(f.name, 200)} ${f.score.toFixed(2)}: ${encode(r.text(f.reason), 500)}`);
+    for (const f of [...blame.blamed, ...blame.co_blamed]) out.push(`  ${label(f.step_id, o)} ${label(f.name, o)} ${f.score.toFixed(2)}: ${label(f.reason, o, 500)}`);
   }
   out.push('</trace>');
   if (o.similar.length) {
     out.push('', '<remembered_failures>');
-    for (const m of o.similar) out.push(`  ${encode(r.text(`${m.name}. Required: ${m.requirement} Violated: ${m.violation}`), 800)}`);
+    for (const m of o.similar) out.push(`  ${label(`${m.name}. Required: ${m.requirement} Violated: ${m.violation}`, o, 800)}`);
     out.push('</remembered_failures>');
   }
   return out.join('\n');

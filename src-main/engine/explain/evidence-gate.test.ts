@@ -4,7 +4,13 @@ import { DEFAULT_SETTINGS } from '../scoring/settings';
 import type { RootCauseCandidate } from '../../../src-shared/explain';
 import { gateCandidates } from './evidence-gate';
 
-const gate = { min_confidence: DEFAULT_SETTINGS.explain.min_confidence, min_quote_overlap: DEFAULT_SETTINGS.explain.min_quote_overlap, vague_words: DEFAULT_SETTINGS.explain.vague_words };
+const gate = {
+  min_confidence: DEFAULT_SETTINGS.explain.min_confidence,
+  min_quote_overlap: DEFAULT_SETTINGS.explain.min_quote_overlap,
+  min_quote_words: DEFAULT_SETTINGS.explain.min_quote_words,
+  min_quote_chars: DEFAULT_SETTINGS.explain.min_quote_chars,
+  vague_words: DEFAULT_SETTINGS.explain.vague_words,
+};
 
 function plannerRun() {
   const b = new TraceBuilder({ input: { question: 'Which cities in Aurelia have a population over 1 million?' } });
@@ -48,7 +54,7 @@ describe('the evidence gate', () => {
     const { accepted, rejected } = gateCandidates(plannerRun(), [candidate({ evidence: [{ step_id: 'p1', field: 'output', quote: 'sorted by land area in square kilometres' }] })], gate);
     expect(accepted).toEqual([]);
     expect(rejected[0].evidence[0]).toMatchObject({ grounded: false, match: 'not_found' });
-    expect(rejected[0].rejected_because.join(' ')).toMatch(/no quote is grounded.*not found in that field/);
+    expect(rejected[0].rejected_because.join(' ')).toMatch(/no quote from step p1 itself is grounded.*not found in that field/);
   });
 
   it('a real quote attributed to the wrong step does not count', () => {
@@ -58,10 +64,36 @@ describe('the evidence gate', () => {
 
   it('tolerates small differences (≥ 70% of the words in one window) but not a paraphrase', () => {
     const run = plannerRun();
-    const near = gateCandidates(run, [candidate({ evidence: [{ step_id: 'w1', field: 'output', quote: 'the cities in Aurelia with population over threshold are Dunmore' }] })], gate);
+    const near = gateCandidates(run, [candidate({ step_id: 'w1', evidence: [{ step_id: 'w1', field: 'output', quote: 'the cities in Aurelia with population over threshold are Dunmore' }] })], gate);
     expect(near.accepted[0].evidence[0]).toMatchObject({ grounded: true, match: 'overlap' });
-    const para = gateCandidates(run, [candidate({ evidence: [{ step_id: 'w1', field: 'output', quote: 'the writer listed two towns that are too small' }] })], gate);
+    const para = gateCandidates(run, [candidate({ step_id: 'w1', evidence: [{ step_id: 'w1', field: 'output', quote: 'the writer listed two towns that are too small' }] })], gate);
     expect(para.rejected).toHaveLength(1);
+    // The quote's words in another order are not the step's sentence.
+    const shuffled = gateCandidates(run, [candidate({ step_id: 'w1', evidence: [{ step_id: 'w1', field: 'output', quote: 'Dunmore are the threshold over population with Aurelia in cities' }] })], gate);
+    expect(shuffled.rejected).toHaveLength(1);
+  });
+
+  it('one common word, or a JSON key name, found in the field proves nothing', () => {
+    for (const quote of ['the', 'measure', 'threshold']) {
+      const { rejected } = gateCandidates(plannerRun(), [candidate({ evidence: [{ step_id: 'p1', field: 'output', quote }] })], gate);
+      expect(rejected[0].evidence[0].match).toBe('too_short');
+    }
+  });
+
+  it('a candidate grounded only by quotes from other steps or the run is dropped', () => {
+    const { rejected } = gateCandidates(
+      plannerRun(),
+      [candidate({ step_id: 'p1', evidence: [{ step_id: 'w1', field: 'output', quote: 'The cities in Aurelia with a population' }, { step_id: 'anything', field: 'run', quote: 'Dunmore and Lenhal' }] })],
+      gate,
+    );
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0].rejected_because.join(' ')).toMatch(/quotes only other steps or the run, never step p1 itself/);
+  });
+
+  it('a quote from a step the model saw only as a summary line is a guess, not evidence', () => {
+    const shown = { fullTextSteps: new Set(['w1']), fullTextChars: 4000 };
+    const { rejected } = gateCandidates(plannerRun(), [candidate({})], gate, undefined, shown);
+    expect(rejected[0].evidence[0].match).toBe('not_shown');
   });
 
   it('a hedging quote ("the task implies", "likely") is never evidence, even when it is in the trace', () => {

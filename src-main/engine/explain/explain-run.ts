@@ -91,11 +91,19 @@ export async function explainRun(i: ExplainInput, model: () => RootCauseModel, o
   }
   // Quotes may have been copied from the redacted view: those count too.
   const redactedForms = (text: string) => [redactor.text(text)];
-  const gated = gateCandidates(i.run, parsed.candidates, {
-    min_confidence: i.settings.min_confidence,
-    min_quote_overlap: i.settings.min_quote_overlap,
-    vague_words: i.settings.vague_words,
-  }, redactedForms);
+  const gated = gateCandidates(
+    i.run,
+    parsed.candidates,
+    {
+      min_confidence: i.settings.min_confidence,
+      min_quote_overlap: i.settings.min_quote_overlap,
+      min_quote_words: i.settings.min_quote_words,
+      min_quote_chars: i.settings.min_quote_chars,
+      vague_words: i.settings.vague_words,
+    },
+    redactedForms,
+    { fullTextSteps: new Set(fullTextSteps(i.blame)), fullTextChars: i.settings.full_text_chars },
+  );
   const top = gated.accepted[0]?.step_id ?? null;
   return {
     ...base,

@@ -60,7 +60,7 @@ export function outgoingRedactor(userPatterns: string[], userKeys: string[]): Ou
         if ((SENSITIVE_KEY.test(k) || keys.has(k.toLowerCase())) && v !== null && v !== '') {
           replaced++;
           out[k] = REDACTED;
-        } else out[k] = json(v) as Json;
+        } else out[text(k)] = json(v) as Json;
       }
       return out;
     }

@@ -13,6 +13,7 @@ import type { Json } from '../../../src-shared/trace-format';
 import { jsonText, stringLeaves } from '../text/json-text';
 import { stemTerm, STOPWORDS, termSet } from '../text/text-terms';
 import { newMotifId } from './motif-store';
+import { outgoingRedactor } from '../explain/redact-outgoing';
 
 export interface ConfirmedCause {
   source: RunDetail;
@@ -75,7 +76,37 @@ function proofOf(e: ExperimentSummary | null): FailureMotif['proof'] {
   return { experiment_id: e.experiment_id, treatment_pass_rate: e.treatment.rate, control_pass_rate: e.control.rate, p_value: e.p_value };
 }
 
+/** Longest text a motif field keeps: the export format caps names at 500 characters (motif-file.ts). */
+const MOTIF_TEXT_MAX = 480;
+
+/**
+ * A motif is shared (`tb motifs export`) and read by the SDKs into prompts, so what it copies from
+ * the trace is passed through the same secret redaction as anything sent to a model, and capped.
+ */
+function cleanMotif(m: FailureMotif): FailureMotif {
+  const r = outgoingRedactor([], []);
+  const t = (v: string) => {
+    const red = r.text(v);
+    return red.length > MOTIF_TEXT_MAX ? `${red.slice(0, MOTIF_TEXT_MAX)}…` : red;
+  };
+  return {
+    ...m,
+    name: t(m.name),
+    requirement: t(m.requirement),
+    violation: t(m.violation),
+    recommendation: t(m.recommendation),
+    task_cue: t(m.task_cue),
+    violation_cue: t(m.violation_cue),
+    evidence: m.evidence.map((e) => ({ ...e, quote: t(e.quote) })),
+    fix: m.fix ? { ...m.fix, summary: t(m.fix.summary) } : m.fix,
+  };
+}
+
 export function deriveMotif(c: ConfirmedCause, now = Date.now()): FailureMotif {
+  return cleanMotif(deriveRawMotif(c, now));
+}
+
+function deriveRawMotif(c: ConfirmedCause, now: number): FailureMotif {
   const sig = stepSignature(c.step);
   const task = jsonText(c.source.run.input ?? null, 20_000);
   const leaf = firstDifferingLeaf(c.step.output, c.fixedOutput);

@@ -122,5 +122,8 @@ const RULES_REVISION = 3;
 
 /** Stable across key order; changes whenever any value changes (or the rules revision). */
 export function settingsHash(settings: Settings): string {
-  return createHash('sha256').update(`rules ${RULES_REVISION}\n`).update(canonical(settings)).digest('hex').slice(0, 16);
+  // The root-cause agent's settings (its API key among them) decide nothing in blame: a key change
+  // must not invalidate every stored blame result, and no derivative of the key belongs beside them.
+  const { explain: _explain, ...blameSettings } = settings;
+  return createHash('sha256').update(`rules ${RULES_REVISION}\n`).update(canonical(blameSettings)).digest('hex').slice(0, 16);
 }
