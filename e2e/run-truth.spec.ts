@@ -69,6 +69,7 @@ test('an imported OTLP run that failed reads failed in the header, the runs list
   // The health chart leads with the culprit in red, not an all-green chart.
   await app.getByRole('tab', { name: 'Charts' }).click();
   await expect(app.getByTestId('chart-scores')).toContainText('[blamed]');
+  await app.getByTestId('chart-scores').scrollIntoViewIfNeeded();
   await screenshot(app, 'run-truth-charts-1280');
 });
 

@@ -10,12 +10,14 @@ import { useThemeColors } from './use-theme-colors';
 
 /** A bar per step stops being readable past this; the slowest/worst are the ones that matter. */
 const MAX_BARS = 40;
+/** A label of this many characters fits the 190 px axis at 11 px; longer ones are cut (full name in the tooltip), never wrapped onto the next bar. */
+const LABEL_CHARS = 26;
 
 function label(text: string): string {
   const s = revealControls(text)
     .map((p) => p.text)
     .join('');
-  return s.length > 28 ? `${s.slice(0, 27)}…` : s;
+  return s.length > LABEL_CHARS ? `${s.slice(0, LABEL_CHARS - 1)}…` : s;
 }
 
 export function RunCharts({ steps, blame }: { steps: Step[]; blame: BlameResult | undefined }) {
@@ -44,7 +46,8 @@ export function RunCharts({ steps, blame }: { steps: Step[]; blame: BlameResult 
         return { id: s.step_id, name: label(`${blamed ? `[${role}] ` : ''}${s.name} #${s.index}`), score: s.score ?? 0, role: blamed ? role : null };
       });
   }, [blame, roles]);
-  const tick = { fill: c.muted, fontSize: 11 };
+  // A wide text box: recharts wraps a tick label at its width, and a wrapped label overlaps the next bar.
+  const tick = { fill: c.muted, fontSize: 11, width: 1000 };
   return (
     <div className="charts-grid">
       <figure className="chart-card" data-testid="chart-latency">
@@ -82,7 +85,7 @@ export function RunCharts({ steps, blame }: { steps: Step[]; blame: BlameResult 
               <XAxis type="number" domain={[0, 1]} tick={tick} stroke={c.grid} />
               <YAxis type="category" dataKey="name" width={190} tick={tick} stroke={c.grid} interval={0} />
               <Tooltip formatter={(v) => Number(v).toFixed(2)} contentStyle={{ background: c.panel, borderColor: c.grid, color: c.fg }} cursor={{ fill: c.grid, opacity: 0.3 }} />
-              <Bar dataKey="score" name="score" isAnimationActive={false} onClick={(d) => act(selectStep, (d as unknown as { id: string }).id)}>
+              <Bar dataKey="score" name="score" minPointSize={4} isAnimationActive={false} onClick={(d) => act(selectStep, (d as unknown as { id: string }).id)}>
                 {scores.map((d) => (
                   <Cell key={d.id} fill={d.role === 'blamed' || d.score < 0.5 ? c.bad : d.role === 'co-blamed' || d.score < 0.8 ? c.warn : c.good} cursor="pointer" />
                 ))}
