@@ -4,18 +4,32 @@
  * waterfall draw — and the payloads (input, output, error, usage, metadata,
  * extra) of the steps a view actually shows, fetched on demand by id or by
  * position. `getRun` still returns the whole run (docs/adr/0008).
+ *
+ * The skeleton is columnar: one array per field, entry i for the i-th step in
+ * start order. An object per step would repeat every key for every step, the
+ * larger part of its JSON.
  */
-import type { Run, Step } from './model';
+import type { Run, Score, Step } from './model';
 
-export type StepSkeleton = Pick<
-  Step,
-  'run_id' | 'step_id' | 'parent_id' | 'index' | 'name' | 'type' | 'replay_key' | 'status' | 'started_at' | 'ended_at' | 'duration_ms' | 'model' | 'user_scores' | 'replayed'
->;
+export interface StepColumns {
+  step_id: string[];
+  parent_id: (string | null)[];
+  index: number[];
+  name: string[];
+  type: Step['type'][];
+  replay_key: string[];
+  status: Step['status'][];
+  started_at: number[];
+  ended_at: (number | null)[];
+  model: (string | null)[];
+  replayed: boolean[];
+  /** Only the steps that have user scores, by position. */
+  user_scores: Record<number, Score[]>;
+}
 
 export interface RunSkeleton {
   run: Run;
-  /** In start order, as in getRun. */
-  steps: StepSkeleton[];
+  steps: StepColumns;
 }
 
 export type StepPayload = Pick<Step, 'step_id' | 'input' | 'output' | 'error' | 'usage' | 'metadata' | 'extra'>;

@@ -24,7 +24,10 @@ async function setup(steps: number): Promise<void> {
   engine = createEngine({ home, watch: false });
   server = await startServer(engine, { port: 0, rendererDir });
   const file = path.join(home, 'big.jsonl');
-  fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'big', steps, failAt: 7 })));
+  const records = syntheticRunRecords({ runId: 'big', steps, failAt: 7 });
+  // A user score on one step travels in the skeleton.
+  records.push({ type: 'score', run_id: 'big', step_id: 's2', name: 'quality', value: 0.25, explanation: 'vague', ts: 1_700_000_000_002 });
+  fs.writeFileSync(file, toJsonl(records));
   const imported = await engine.call('importPaths', { paths: [file] });
   if (!imported.ok) throw new Error(imported.error.message);
 }
@@ -50,12 +53,12 @@ describe('a run read in pages over HTTP', () => {
     const whole = await value<RunDetail>('getRun', { runId: 'big' });
     const skeleton = await value<RunSkeleton>('getRunSkeleton', { runId: 'big' });
     expect(skeleton.run).toEqual(whole.run);
-    expect(skeleton.steps).toHaveLength(2_500);
-    expect(skeleton.steps.map((s) => s.step_id)).toEqual(whole.steps.map((s) => s.step_id));
-    expect(skeleton.steps[7]).toMatchObject({ status: 'error', parent_id: 's0', name: 'generate' });
-    expect(skeleton.steps[0]).not.toHaveProperty('input');
+    expect(skeleton.steps.step_id).toEqual(whole.steps.map((s) => s.step_id));
+    expect([skeleton.steps.status[7], skeleton.steps.parent_id[7], skeleton.steps.name[7]]).toEqual(['error', 's0', 'generate']);
+    expect(skeleton.steps).not.toHaveProperty('input');
+    expect(skeleton.steps.user_scores).toEqual({ 2: [{ name: 'quality', value: 0.25, explanation: 'vague', source: 'user' }] });
     // The skeleton is a fraction of the whole run on the wire.
-    expect(JSON.stringify(skeleton).length).toBeLessThan(JSON.stringify(whole).length * 0.8);
+    expect(JSON.stringify(skeleton).length).toBeLessThan(JSON.stringify(whole).length * 0.5);
 
     const byId = await value<StepPayload[]>('getStepPayloads', { runId: 'big', stepIds: ['s7', 'nope', 's2'] });
     expect(byId.map((p) => p.step_id)).toEqual(['s7', 's2']);
@@ -63,7 +66,23 @@ describe('a run read in pages over HTTP', () => {
 
     const pages: StepPayload[] = [];
     for (let from = 0; from < 2_500; from += 1_000) pages.push(...(await value<StepPayload[]>('getStepPayloads', { runId: 'big', from, count: 1_000 })));
-    const rebuilt = skeleton.steps.map((s, i) => ({ ...s, ...pages[i] }));
+    const c = skeleton.steps;
+    const rebuilt = c.step_id.map((id, i) => ({
+      run_id: skeleton.run.run_id,
+      parent_id: c.parent_id[i],
+      index: c.index[i],
+      name: c.name[i],
+      type: c.type[i],
+      replay_key: c.replay_key[i],
+      status: c.status[i],
+      started_at: c.started_at[i],
+      ended_at: c.ended_at[i],
+      duration_ms: c.ended_at[i] === null ? null : Math.max(0, c.ended_at[i]! - c.started_at[i]),
+      model: c.model[i],
+      user_scores: c.user_scores[i] ?? [],
+      replayed: c.replayed[i],
+      ...pages[i],
+    }));
     expect(rebuilt).toEqual(whole.steps);
   });
 

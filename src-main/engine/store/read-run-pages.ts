@@ -4,7 +4,7 @@
  * skeleton query reads no input/output/metadata text at all, so its cost
  * grows with the number of steps, not with what they carried.
  */
-import type { RunSkeleton, StepPayload, StepSkeleton } from '../../../src-shared/run-skeleton';
+import type { RunSkeleton, StepColumns, StepPayload } from '../../../src-shared/run-skeleton';
 import type { ReadableDb } from './open-database';
 import { resolveRunId } from './read-runs';
 import { runFromRow, scoresOf, type RunRow, type ScoreRow } from './rows';
@@ -13,19 +13,18 @@ import { breakParentCycles } from './parent-cycles';
 
 // The same order as read-runs.ts STEPS_OF_RUN_SQL, so positions agree with getRun's steps.
 const SKELETON_SQL = `
-SELECT run_id, step_id, parent_id, idx, name, type, replay_key, status, started_at, ended_at, model, replayed
+SELECT step_id, parent_id, idx, name, type, replay_key, status, started_at, ended_at, model, replayed
 FROM steps WHERE run_id = ? ORDER BY idx, started_at`;
 const PAYLOAD_COLUMNS = 'step_id, input, output, error, usage, metadata, extra';
 
 interface SkeletonRow {
-  run_id: string;
   step_id: string;
   parent_id: string | null;
   idx: number;
   name: string;
   type: string;
   replay_key: string;
-  status: StepSkeleton['status'];
+  status: StepColumns['status'][number];
   started_at: number;
   ended_at: number | null;
   model: string | null;
@@ -55,25 +54,28 @@ export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.no
   }
   const run = runFromRow(row, rows.length, now, byStep.get('') ?? []);
   run.origin = runOrigin(db, row);
-  const steps: StepSkeleton[] = rows.map((r) => ({
-    run_id: r.run_id,
-    step_id: r.step_id,
-    parent_id: r.parent_id,
-    index: r.idx,
-    name: r.name,
-    type: r.type as StepSkeleton['type'],
-    replay_key: r.replay_key,
-    status: r.status,
-    started_at: r.started_at,
-    ended_at: r.ended_at,
-    duration_ms: r.ended_at === null ? null : Math.max(0, r.ended_at - r.started_at),
-    model: r.model,
-    user_scores: scoresOf(byStep.get(r.step_id) ?? []),
-    replayed: r.replayed === 1,
-  }));
   // As getRun does: one parent link of each cycle is cut, so every tree walk sees a forest.
-  const cut = breakParentCycles(steps);
+  const links = rows.map((r) => ({ step_id: r.step_id, parent_id: r.parent_id, index: r.idx }));
+  const cut = breakParentCycles(links);
   if (cut.length) run.extra = { ...run.extra, $parent_cycles_broken: cut.slice(0, 100) };
+  const steps: StepColumns = {
+    step_id: rows.map((r) => r.step_id),
+    parent_id: links.map((l) => l.parent_id),
+    index: rows.map((r) => r.idx),
+    name: rows.map((r) => r.name),
+    type: rows.map((r) => r.type as StepColumns['type'][number]),
+    replay_key: rows.map((r) => r.replay_key),
+    status: rows.map((r) => r.status),
+    started_at: rows.map((r) => r.started_at),
+    ended_at: rows.map((r) => r.ended_at),
+    model: rows.map((r) => r.model),
+    replayed: rows.map((r) => r.replayed === 1),
+    user_scores: {},
+  };
+  rows.forEach((r, i) => {
+    const scored = byStep.get(r.step_id);
+    if (scored) steps.user_scores[i] = scoresOf(scored);
+  });
   return { run, steps };
 }
 
