@@ -120,3 +120,24 @@ baseTest('an empty store explains where traces go (inbox path to copy), what is 
     await tb.stop();
   }
 });
+
+test("an experiment's scoreboard takes the workbench's full width; the run's other tabs bring the step list back", async ({ app, tb }) => {
+  test.setTimeout(120_000);
+  const runs = await callApi(tb, 'listRuns', { pipeline: 'research-team' });
+  const failing = runs.find((r) => r.verdict?.pass === false)!;
+  const detail = await callApi(tb, 'getRun', { runId: failing.run_id });
+  const planner = detail.steps.find((s) => s.replay_key === 'planner#0')!;
+  const edit = { kind: 'output' as const, output: planner.output };
+  const estimate = await callApi(tb, 'estimateExperiment', { runId: failing.run_id, at: 'planner#0', edit, n: 1 });
+  const xp = await callApi(tb, 'startExperiment', { runId: failing.run_id, at: 'planner#0', edit, n: 1, approve: true, approvedCommand: estimate.approval!.sha, wait: true });
+
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(failing.run_id)}?tab=experiments&exp=${encodeURIComponent(xp.experiment_id)}`);
+  const center = app.locator('.pane-center');
+  await expect(app.getByTestId('arm-treatment')).toBeVisible();
+  await expect(app.locator('.pane-left')).toBeHidden();
+  expect((await center.boundingBox())!.width).toBeGreaterThan(1400);
+  await expect(app.locator('.xp-arm-table thead')).toContainText('diverged, crashed, timed out');
+  await screenshot(app, 'scoreboard-full-width');
+  await app.getByRole('tab', { name: 'Step graph' }).click();
+  await expect(app.locator('.pane-left')).toBeVisible();
+});

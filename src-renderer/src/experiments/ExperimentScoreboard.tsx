@@ -255,7 +255,7 @@ function ArmTable({ e }: { e: ExperimentDetail }) {
             <th scope="col" className="num">
               cost
             </th>
-            <th scope="col" title="Diverged trials are in neither denominator; crashes and timeouts count as failures">
+            <th scope="col" className="xp-outcomes-head" title="Diverged trials are in neither denominator; crashes and timeouts count as failures">
               diverged, crashed, timed out
             </th>
           </tr>
