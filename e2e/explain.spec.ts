@@ -17,7 +17,7 @@ test.afterAll(async () => {
   process.env.ANTHROPIC_API_KEY = saved.key;
 });
 
-test('a failed run shows a teammate\'s motif as seen before; asking a model shows the cost first, then the checked candidates and the rejected one', async ({ app, tb }) => {
+test('a failed run shows a teammate\'s motif as seen before; asking a model shows the cost first, then the checked candidates and the rejected one, and verifies the proposed edit by experiment', async ({ app, tb }) => {
   const runs = await callApi(tb, 'listRuns', { pipeline: 'research-team' });
   const failed = runs.find((r) => r.verdict && !r.verdict.pass)!;
   const detail = await callApi(tb, 'getRun', { runId: failed.run_id });
@@ -60,9 +60,16 @@ test('a failed run shows a teammate\'s motif as seen before; asking a model show
   await estimate.getByTestId('explain-send').click();
   await expect(section.getByTestId('explain-candidate')).toHaveCount(1);
   await expect(section.getByTestId('explain-candidate')).toContainText('planner');
-  await expect(section.getByTestId('explain-rejection-reason')).toContainText('confidence 0.40 is below 0.70');
+  await expect(section.getByTestId('explain-rejection-reason').first()).toContainText('confidence 0.40 is below 0.70');
   if (blame.blamed[0]?.step_id !== ids.STEP_PLANNER) await expect(section.getByTestId('explain-disagrees')).toBeVisible();
   else await expect(section.getByTestId('explain-disagrees')).toHaveCount(0);
   expect(stub.requests).toHaveLength(1);
   await screenshot(app, 'explain-second-opinion');
+
+  // Verify: the planner's proposed output runs as a fork experiment once the command is approved.
+  const verify = section.getByTestId('explain-verify');
+  await verify.getByRole('spinbutton').fill('4');
+  await verify.getByTestId('verify-approve').check();
+  await verify.getByTestId('verify-start').click();
+  await expect(verify.getByTestId('explain-verification')).toContainText(/planner: effect \d\.\d\d, p = /, { timeout: 120_000 });
 });

@@ -7,6 +7,7 @@ import { ErrorNote } from '../common/ErrorNote';
 import { Section } from '../common/Section';
 import { TraceText } from '../common/TraceText';
 import { act, selectStep } from '../state/ui-store';
+import { VerifyCandidates } from './VerifyCandidates';
 
 /**
  * "Explain with a model…" beside the deterministic blame (docs/explain.md):
@@ -83,6 +84,7 @@ export function ExplainPanel({ runId }: { runId: string }) {
         )}
         {error && <ErrorNote error={error} />}
         {shown && <ExplanationView e={shown} />}
+        {shown && shown.candidates.length > 0 && <VerifyCandidates e={shown} onVerified={setAnswer} />}
       </Section>
     </>
   );
