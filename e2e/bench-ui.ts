@@ -185,7 +185,8 @@ export async function benchUi(): Promise<{ lines: string[] }> {
   const lines: string[] = [];
   const home = makeHome('tb-bench-ui-');
   const traces = path.join(home, 'generated');
-  const sizes = [10_000, 100_000];
+  // BENCH_UI_SIZES=100000 measures one size only (a quicker loop while tuning).
+  const sizes = (process.env.BENCH_UI_SIZES ?? '10000,100000').split(',').map(Number);
   const runIds: Record<number, string> = {};
   for (const n of sizes) {
     const { file, runId } = writeTrace(traces, loopRunSpec(`bench-${n}`, n, `bench-${n}-steps`));

@@ -9,7 +9,7 @@ import type { Json } from '../../../src-shared/trace-format';
 import { stringLeaves } from '../text/json-text';
 import type { StepTree } from '../graph/step-tree';
 
-export type FindField = 'name' | 'input' | 'output' | 'error';
+type FindField = 'name' | 'input' | 'output' | 'error';
 
 export interface FindHit {
   stepId: string;
@@ -24,7 +24,7 @@ export interface FindHit {
  * step panel or the blame evidence (wrapped lines, pretty-printed JSON) still
  * finds the value it came from.
  */
-export function normalise(text: string): string {
+function normalise(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
@@ -77,7 +77,6 @@ export function findInRun(steps: Step[], query: string): FindHit[] {
   return hits;
 }
 
-export type RollupKind = 'errors' | 'warnings' | 'low-score';
 
 export interface Rollup {
   errors: string[];

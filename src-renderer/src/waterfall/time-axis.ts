@@ -50,7 +50,7 @@ export function hasRealTiming(steps: Timed[]): boolean {
   return false;
 }
 
-export interface Tick {
+interface Tick {
   /** 0..1 across the visible range. */
   at: number;
   label: string;
