@@ -70,6 +70,10 @@ describe('tb explain and tb motifs', () => {
     const shown = await tb(home, env, 'explain', runId, '--show');
     expect(shown.stdout).toContain('Candidates that passed the evidence gate:');
     expect(shown.stdout).toContain('Rejected by the evidence gate:');
+    // Verify runs the trace's command only with the hash of what was shown, as tb fork does.
+    const unapproved = await tb(home, env, 'explain', runId, '--verify', '-n', '2');
+    expect(unapproved.code).toBe(2);
+    expect(unapproved.stderr).toMatch(/which you have not approved[\s\S]*--approve-command [0-9a-f]{16}/);
   }, 60_000);
 
   it('a hallucinated quote: --json shows the gate rejecting it, and the exit code is 1', async () => {

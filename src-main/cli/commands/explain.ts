@@ -40,9 +40,9 @@ function printExplanation(e: Explanation, out: (l: string) => void): void {
 export const explainCommand: Command = {
   name: 'explain',
   readsRuns: true,
-  usage: 'tb explain RUN [--estimate] [--budget USD] [--show] [--verify -n N --approve] [--json]',
+  usage: 'tb explain RUN [--estimate] [--budget USD] [--show] [--verify -n N [--approve-command SHA]] [--json]',
   summary: 'ask a model (Claude) for the root cause of a failed run: cost shown first, quotes checked against the trace (needs a key and the network)',
-  flags: { values: ['budget', 'n'], booleans: ['estimate', 'show', 'verify', 'approve'] },
+  flags: { values: ['budget', 'n', 'approve-command'], booleans: ['estimate', 'show', 'verify'] },
   async run(ctx) {
     const [runId] = ctx.args.positional;
     if (!runId) throw new UsageError('needs a run id (or a unique prefix)');
@@ -58,7 +58,10 @@ export const explainCommand: Command = {
     }
     if (ctx.args.booleans.has('verify')) {
       const n = numberFlag(ctx.args, 'n', { min: 1, max: 500, integer: true }) ?? 5;
-      const verified = await callEngine(engine, 'verifyExplanation', { runId, n, ...(ctx.args.booleans.has('approve') ? { approve: true } : {}) });
+      // As tb fork: the trials run a command from the trace only with the hash of exactly what was shown
+      // (without it the engine refuses and shows the command and its hash).
+      const sha = ctx.args.values['approve-command'];
+      const verified = await callEngine(engine, 'verifyExplanation', { runId, n, ...(sha ? { approvedCommand: sha } : {}) });
       if (json) ctx.json(verified);
       else printExplanation(verified, ctx.out);
       return EXIT_OK;
