@@ -72,7 +72,7 @@ export function simulatedPlan(task: string, instructions: string, draw: number):
   return { country, measure, threshold: thresholdOf(task) };
 }
 
-export function correctCities(task: string): string[] {
+function correctCities(task: string): string[] {
   const country = COUNTRIES.find((c) => task.includes(c)) ?? COUNTRIES[0];
   const measure = intendedMeasure(task);
   return CITIES.filter((c) => c.country === country && c[measure] > thresholdOf(task)).map((c) => c.city);

@@ -58,8 +58,8 @@ export interface PitfallOptions {
   threshold?: number;
 }
 
-export const PITFALL_THRESHOLD = 0.7;
-export const GUARD_THRESHOLD = 0.8;
+const PITFALL_THRESHOLD = 0.7;
+const GUARD_THRESHOLD = 0.8;
 
 const STOPWORDS = new Set(
   'a an and are as at be been by do does for from has have in is it its of on or that the their them there these they this those to was were what when which who will with whose'.split(' '),
