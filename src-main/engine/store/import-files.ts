@@ -43,11 +43,40 @@ export function importErrorsOf(db: ReadableDb, file: string): ImportError[] {
  * Whether import problem `e` concerns run `r` (SQL over those two aliases): a
  * problem that names a run ("run ID: …", as foreign imports write them)
  * concerns that run only; any other problem of the file concerns every run
- * the file holds (a native file holds one). The runs list counts with it and
- * importProblemsOfRun lists with it, so both always agree.
+ * the file holds (a native file holds one). importProblemsOfRun lists with it;
+ * the runs list counts with its twin problemConcernsRun (tested to agree).
  */
-export const PROBLEM_CONCERNS_RUN = `e.path = r.source_file
+const PROBLEM_CONCERNS_RUN = `e.path = r.source_file
   AND (e.message NOT GLOB 'run *' OR substr(e.message, 5, length(r.run_id) + 1) IN (r.run_id || ':', r.run_id || ',', r.run_id || ' '))`;
+
+/** The same rule as PROBLEM_CONCERNS_RUN, for a problem already read. */
+function problemConcernsRun(message: string, runId: string): boolean {
+  if (!message.startsWith('run ')) return true;
+  return message.startsWith(runId, 4) && [':', ',', ' '].includes(message.charAt(4 + runId.length));
+}
+
+/**
+ * (runId, its source file) → how many error and warning problems concern it. The problems are
+ * read once per call, not per run: two correlated subqueries per listed run made the runs list
+ * ~1.3× slower at 10,000 runs (measured), while stores hold few problems.
+ */
+export function importProblemCounts(db: ReadableDb): (runId: string, file: string | null) => { errors: number; warnings: number } {
+  const byFile = new Map<string, { level: string; message: string }[]>();
+  for (const p of db.prepare('SELECT path, level, message FROM import_errors').all() as { path: string; level: string; message: string }[]) {
+    const list = byFile.get(p.path);
+    if (list) list.push(p);
+    else byFile.set(p.path, [p]);
+  }
+  return (runId, file) => {
+    const counts = { errors: 0, warnings: 0 };
+    for (const p of (file !== null && byFile.get(file)) || []) {
+      if (!problemConcernsRun(p.message, runId)) continue;
+      if (p.level === 'error') counts.errors++;
+      else counts.warnings++;
+    }
+    return counts;
+  };
+}
 
 /** The import problems that concern one run, in line order. */
 export function importProblemsOfRun(db: ReadableDb, runId: string, limit = 500): ImportError[] {

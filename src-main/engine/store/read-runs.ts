@@ -10,15 +10,13 @@ import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, 
 import type { ReadableDb } from './open-database';
 import { runOrigin } from './run-origin';
 import { breakParentCycles } from './parent-cycles';
-import { PROBLEM_CONCERNS_RUN } from './import-files';
+import { importProblemCounts } from './import-files';
 
 export const LIST_RUNS_SQL = `
 SELECT r.run_id, r.pipeline, r.status, r.started_at, r.ended_at, r.verdict, r.source_format, r.provenance, r.updated_at,
        (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,
        b.blame_score, b.healthy, b.detection,
-       EXISTS (SELECT 1 FROM run_assertions a WHERE a.run_id = r.run_id AND a.failed = 1) AS asserted,
-       (SELECT COUNT(*) FROM import_errors e WHERE e.level = 'error' AND ${PROBLEM_CONCERNS_RUN}) AS import_errors,
-       (SELECT COUNT(*) FROM import_errors e WHERE e.level = 'warning' AND ${PROBLEM_CONCERNS_RUN}) AS import_warnings
+       EXISTS (SELECT 1 FROM run_assertions a WHERE a.run_id = r.run_id AND a.failed = 1) AS asserted, r.source_file
 FROM runs r LEFT JOIN blame_results b ON b.run_id = r.run_id
 WHERE (@pipeline IS NULL OR r.pipeline = @pipeline)
   AND (@include_trials = 1 OR @filter = 'forked' OR r.provenance IS NULL)
@@ -52,8 +50,7 @@ interface ListRow {
   healthy: number | null;
   detection: RunSummary['detection'];
   asserted: number;
-  import_errors: number;
-  import_warnings: number;
+  source_file: string | null;
 }
 
 export interface ListRunsQuery {
@@ -78,6 +75,7 @@ export function listRuns(db: ReadableDb, q: ListRunsQuery = {}, now = Date.now()
     running_since: now - RUNNING_GRACE_MS,
     limit: q.limit ?? 10_000,
   }) as ListRow[];
+  const problemsOf = importProblemCounts(db);
   return rows.map((r) => ({
     run_id: r.run_id,
     pipeline: r.pipeline,
@@ -92,7 +90,7 @@ export function listRuns(db: ReadableDb, q: ListRunsQuery = {}, now = Date.now()
     healthy: r.healthy === null ? null : r.healthy === 1,
     detection: r.detection ?? null,
     asserted: r.asserted === 1,
-    import_problems: { errors: r.import_errors, warnings: r.import_warnings },
+    import_problems: problemsOf(r.run_id, r.source_file),
   }));
 }
 
