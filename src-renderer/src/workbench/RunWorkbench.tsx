@@ -77,7 +77,9 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
   }
   if (!detail || !tree) return <div className="pad muted" data-testid="run-loading">Loading run…</div>;
   const run = detail.run;
-  const state = runState({ ...run, import_problems: importCounts(importProblems) }, model.blame);
+  const judged = runState({ ...run, import_problems: importCounts(importProblems) }, model.blame);
+  // While blame is being worked out the pill says so, rather than "not checked".
+  const state = judged.basis === 'pending' && model.blameLoading ? { ...judged, label: 'checking…' } : judged;
 
   return (
     <div className="workbench" data-testid="run-workbench" data-run-id={run.run_id}>
