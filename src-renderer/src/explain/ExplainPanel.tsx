@@ -8,6 +8,8 @@ import { Section } from '../common/Section';
 import { TraceText } from '../common/TraceText';
 import { act, selectStep } from '../state/ui-store';
 import { VerifyCandidates } from './VerifyCandidates';
+import { RunId } from '../common/RunId';
+import { openExperiment, openForkedRun } from '../experiments/experiment-routes';
 
 /**
  * "Explain with a model…" beside the deterministic blame (docs/explain.md):
@@ -48,8 +50,24 @@ export function ExplainPanel({ runId }: { runId: string }) {
                 <span className="mono">{m.similarity.toFixed(2)}</span> <TraceText text={m.name} truncateAt={200} />
                 <div className="muted small">
                   {m.motif_id}
-                  {m.source_run_id ? ` · learned from run ${m.source_run_id}` : ' · imported'}
-                  {m.experiment_id ? ` · proved by experiment ${m.experiment_id}` : ''}
+                  {m.source_run_id ? (
+                    <>
+                      {' · learned from '}
+                      <button type="button" className="link-button" data-testid="seen-before-run" onClick={() => act(openForkedRun, m.source_run_id!)}>
+                        <RunId id={m.source_run_id} />
+                      </button>
+                    </>
+                  ) : (
+                    ' · imported'
+                  )}
+                  {m.experiment_id && m.source_run_id && (
+                    <>
+                      {' · proved by '}
+                      <button type="button" className="link-button" onClick={() => act(openExperiment, m.source_run_id!, m.experiment_id!)}>
+                        experiment {m.experiment_id}
+                      </button>
+                    </>
+                  )}
                 </div>
               </li>
             ))}
