@@ -1,8 +1,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import { memo, useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import type { Step } from '../../../src-shared/model';
 import { stepPath } from '../find/find-in-run';
 import type { FindState } from '../find/use-find';
-import { stepLook } from '../graph/step-look';
+import { stepLook, type StepLook } from '../graph/step-look';
 import { visibleRows, type ListRow } from '../graph/step-tree';
 import { act, selectStep, setExpanded } from '../state/ui-store';
 import { formatDuration, formatScore } from '../text/format';
@@ -67,48 +68,21 @@ export function StepList({ model, selected, find }: { model: RunModel; selected:
           {virtualizer.getVirtualItems().map((item) => {
             const row = rows[item.index];
             const step = tree!.byId.get(row.id)!;
-            const look = stepLook(step, blameIndex);
-            const score = blameIndex.health.get(step.step_id)?.score ?? null;
+            const repeated = find.repeated.has(step.name);
+            const parent = flat && repeated ? tree!.parentOf(row.id) : null;
             return (
-              <div
+              <StepRow
                 key={row.id}
-                role="treeitem"
-                aria-selected={row.id === selected}
-                aria-expanded={row.hasChildren ? row.expanded : undefined}
-                aria-level={row.depth + 1}
-                data-step-id={row.id}
-                className={`step-row look-${look}${row.id === selected ? ' is-selected' : ''}`}
-                style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
-                onClick={() => act(selectStep, row.id)}
-              >
-                <span className="step-row-indent" style={{ width: row.depth * 14 }} />
-                {row.hasChildren ? (
-                  <button
-                    type="button"
-                    className="tree-toggle"
-                    aria-label={row.expanded ? 'Collapse' : 'Expand'}
-                    onClick={(e) => {
-                      e.stopPropagation();
-                      act(setExpanded, row.id, !row.expanded);
-                    }}
-                  >
-                    {row.expanded ? '▾' : '▸'}
-                  </button>
-                ) : (
-                  <span className="tree-toggle-space" />
-                )}
-                <span className="look-dot" />
-                <span className="step-row-name" title={find.repeated.has(step.name) ? plain(stepPath(tree!, row.id, 12)) : plain(step.name)}>
-                  {plain(step.name)}
-                  {flat && find.repeated.has(step.name) && tree!.parentOf(row.id) !== null && <span className="step-row-path"> in {plain(stepPath(tree!, tree!.parentOf(row.id)!, 3))}</span>}
-                </span>
-                {flat && find.hitOf.has(row.id) && <span className="step-row-where">{find.hitOf.get(row.id)!.fields.join(' ')}</span>}
-                <span className={`type-tag type-${step.type}`}>{step.type}</span>
-                <span className="step-row-num mono" title={look === 'blamed' || look === 'co-blamed' ? 'blamed in the blame panel, whatever its scorers said' : 'health score'}>
-                  {look === 'blamed' || look === 'co-blamed' ? <span className="row-role">{look}</span> : score === null ? '' : formatScore(score)}
-                </span>
-                <span className="step-row-num mono muted">{formatDuration(step.duration_ms)}</span>
-              </div>
+                step={step}
+                row={row}
+                look={stepLook(step, blameIndex)}
+                score={blameIndex.health.get(step.step_id)?.score ?? null}
+                selected={row.id === selected}
+                top={item.start}
+                title={repeated ? plain(stepPath(tree!, row.id, 12)) : null}
+                path={parent !== null ? plain(stepPath(tree!, parent, 3)) : null}
+                where={flat ? (find.hitOf.get(row.id)?.fields.join(' ') ?? null) : null}
+              />
             );
           })}
         </div>
@@ -116,3 +90,68 @@ export function StepList({ model, selected, find }: { model: RunModel; selected:
     </div>
   );
 }
+
+/** One row, memoized on plain values: scrolling re-renders the list, and only rows coming into view render. */
+const StepRow = memo(function StepRow({
+  step,
+  row,
+  look,
+  score,
+  selected,
+  top,
+  title,
+  path,
+  where,
+}: {
+  step: Step;
+  row: ListRow;
+  look: StepLook;
+  score: number | null;
+  selected: boolean;
+  top: number;
+  title: string | null;
+  path: string | null;
+  where: string | null;
+}) {
+  const name = plain(step.name);
+  return (
+    <div
+      role="treeitem"
+      aria-selected={selected}
+      aria-expanded={row.hasChildren ? row.expanded : undefined}
+      aria-level={row.depth + 1}
+      data-step-id={row.id}
+      className={`step-row look-${look}${selected ? ' is-selected' : ''}`}
+      style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${top}px)` }}
+      onClick={() => act(selectStep, row.id)}
+    >
+      <span className="step-row-indent" style={{ width: row.depth * 14 }} />
+      {row.hasChildren ? (
+        <button
+          type="button"
+          className="tree-toggle"
+          aria-label={row.expanded ? 'Collapse' : 'Expand'}
+          onClick={(e) => {
+            e.stopPropagation();
+            act(setExpanded, row.id, !row.expanded);
+          }}
+        >
+          {row.expanded ? '▾' : '▸'}
+        </button>
+      ) : (
+        <span className="tree-toggle-space" />
+      )}
+      <span className="look-dot" />
+      <span className="step-row-name" title={title ?? name}>
+        {name}
+        {path !== null && <span className="step-row-path"> in {path}</span>}
+      </span>
+      {where !== null && <span className="step-row-where">{where}</span>}
+      <span className={`type-tag type-${step.type}`}>{step.type}</span>
+      <span className="step-row-num mono" title={look === 'blamed' || look === 'co-blamed' ? 'blamed in the blame panel, whatever its scorers said' : 'health score'}>
+        {look === 'blamed' || look === 'co-blamed' ? <span className="row-role">{look}</span> : score === null ? '' : formatScore(score)}
+      </span>
+      <span className="step-row-num mono muted">{formatDuration(step.duration_ms)}</span>
+    </div>
+  );
+});
