@@ -77,6 +77,8 @@ test('an imported LangGraph run (LangChain run trees) opens on its waterfall wit
   await expect(waterfall).toHaveAttribute('data-row-count', String(lg.steps));
   const errRow = waterfall.locator(`.wf-row[data-step-id="${timeout.step_id}"]`);
   await expect(errRow).toHaveAttribute('aria-selected', 'true');
+  // The round that holds the timeout did not fail itself, but is not drawn healthy.
+  await expect(waterfall.locator(`.wf-row[data-step-id="${timeout.parent_id}"]`)).toHaveClass(/holds-error/);
   await expect(errRow).toHaveClass(/look-(error|blamed|symptom)/);
   const bar = (await errRow.locator('.wf-bar').boundingBox())!;
   const track = (await errRow.locator('.wf-track').boundingBox())!;

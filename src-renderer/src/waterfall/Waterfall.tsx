@@ -39,6 +39,8 @@ export function Waterfall({ model, selected }: { model: RunModel; selected: stri
   const [view, setView] = useState<TimeRange | null>(null);
   const shown = view ?? span;
   const rows = useMemo(() => (tree ? visibleRows(tree, expanded) : []), [tree, expanded]);
+  // An "ok" step that holds a failed one (a retried or caught error) is not drawn healthy.
+  const holding = useMemo(() => (tree ? holdsFailure(tree) : new Set<string>()), [tree]);
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -129,6 +131,7 @@ export function Waterfall({ model, selected }: { model: RunModel; selected: stri
                   hasChildren={row.hasChildren}
                   expanded={row.expanded}
                   look={stepLook(step, blameIndex)}
+                  holdsError={holding.has(row.id)}
                   selected={row.id === selected}
                   top={item.start}
                   view={shown}
@@ -154,6 +157,7 @@ const WaterfallRow = memo(function WaterfallRow({
   hasChildren,
   expanded,
   look,
+  holdsError,
   selected,
   top,
   view,
@@ -165,6 +169,7 @@ const WaterfallRow = memo(function WaterfallRow({
   hasChildren: boolean;
   expanded: boolean;
   look: StepLook;
+  holdsError: boolean;
   selected: boolean;
   top: number;
   view: TimeRange;
@@ -182,7 +187,7 @@ const WaterfallRow = memo(function WaterfallRow({
       aria-expanded={hasChildren ? expanded : undefined}
       aria-level={depth + 1}
       data-step-id={id}
-      className={`wf-row look-${look}${selected ? ' is-selected' : ''}`}
+      className={`wf-row look-${look}${holdsError && step.status !== 'error' ? ' holds-error' : ''}${selected ? ' is-selected' : ''}`}
       style={{ height: ROW_HEIGHT, transform: `translateY(${top}px)` }}
       onClick={() => act(selectStep, id)}
     >
@@ -203,7 +208,7 @@ const WaterfallRow = memo(function WaterfallRow({
         ) : (
           <span className="tree-toggle-space" />
         )}
-        <span className="look-dot" />
+        <span className="look-dot" title={holdsError && step.status !== 'error' ? 'a step inside this one failed' : undefined} />
         <span className="wf-name" title={name}>
           {name}
         </span>
@@ -225,6 +230,16 @@ const WaterfallRow = memo(function WaterfallRow({
     </div>
   );
 });
+
+/** Steps with a failed step somewhere below them. */
+function holdsFailure(tree: NonNullable<RunModel['tree']>): Set<string> {
+  const out = new Set<string>();
+  for (const s of tree.steps) {
+    if (s.status !== 'error') continue;
+    for (let p = tree.parentOf(s.step_id); p !== null && !out.has(p); p = tree.parentOf(p)) out.add(p);
+  }
+  return out;
+}
 
 function parentsOf(tree: NonNullable<RunModel['tree']>): string[] {
   const out: string[] = [];
