@@ -91,9 +91,11 @@ export function createMotifService(db: Db, paths: HomePaths, settings: () => Set
         const known = new Set(listMotifs(db).map((m) => m.motif_id));
         let added = 0;
         for (const m of parseMotifFile(a.content, a.name)) {
-          // Another team's motif is theirs: kept as imported, its run id kept as where it was learned.
-          if (!known.has(m.motif_id)) added++;
-          saveMotif(db, { ...m, origin: m.source_run_id && db.prepare('SELECT 1 FROM runs WHERE run_id = ?').get(m.source_run_id) ? m.origin : 'imported' });
+          // Never overwrites a motif learned here (a file naming a local id would replace what this
+          // machine proved), and a file's motif is always "imported", whatever origin it claims.
+          if (known.has(m.motif_id)) continue;
+          added++;
+          saveMotif(db, { ...m, origin: 'imported' });
         }
         writeSdkFile();
         return { added, total: listMotifs(db).length };

@@ -10,6 +10,9 @@ import { deriveMotif } from './derive-motif';
 import { forgetMotif, listMotifs, saveMotif } from './motif-store';
 import { motifFileOf, parseMotifFile } from './motif-file';
 import { seenBefore } from './seen-before';
+import { createMotifService } from './motif-service';
+import { DEFAULT_SETTINGS } from '../scoring/settings';
+import type { HomePaths } from '../home';
 
 const QUESTION = 'Which cities in Aurelia have a population over 1 million?';
 
@@ -90,6 +93,21 @@ describe('failure motifs', () => {
     const broken = JSON.stringify({ ...motifFileOf([m]), motifs: [{ ...m, step_type: 'wizard' }] });
     expect(() => parseMotifFile(broken, 'team.json')).toThrow(/team\.json: not a Traceback motif file: motifs\.0\.step_type/);
     expect(() => parseMotifFile('{', 'team.json')).toThrow(/team\.json: not valid JSON/);
+  });
+
+  it("a teammate's file never overwrites a motif learned here, and what it adds is marked imported", () => {
+    const { db, dir } = tempDb();
+    db.prepare("INSERT INTO runs (run_id, pipeline, status, started_at, imported_at, updated_at) VALUES ('run-fail', 'research-team', 'ok', 1, 1, 1)").run();
+    const mine = saveMotif(db, learned());
+    const service = createMotifService(db, { home: dir } as HomePaths, () => DEFAULT_SETTINGS, () => blameOf('run-fail', 'run-fail-p'));
+    const hijack = { ...mine, name: 'planner must use metro_population (from a file)' };
+    const theirs = { ...learned(), motif_id: 'motif-theirs', origin: 'blame' as const };
+    const r = service.handlers.importMotifs({ content: JSON.stringify(motifFileOf([hijack, theirs])), name: 'team.json' });
+    expect(r).toMatchObject({ added: 1 });
+    const byId = new Map(listMotifs(db).map((m) => [m.motif_id, m]));
+    expect(byId.get(mine.motif_id)?.name).toBe(mine.name);
+    expect(byId.get('motif-theirs')?.origin).toBe('imported');
+    db.close();
   });
 
   it('a new failure of the same kind at the same step is "seen before"; an unrelated failure is not', () => {
