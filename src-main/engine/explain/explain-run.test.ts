@@ -3,7 +3,7 @@ import { TraceBuilder } from '../../../test/support/trace-builder';
 import { fixtureReply, startMessagesStub, type MessagesStub, type ScriptedReply } from '../../../test/support/messages-stub';
 import type { BlameResult } from '../../../src-shared/analysis';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
-import { explainRun, type ExplainSettings } from './explain-run';
+import { explainRun, prepareExplain, type ExplainSettings } from './explain-run';
 import { anthropicModel } from './model-client';
 
 const SECRET = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789';
@@ -125,6 +125,19 @@ describe('the root-cause agent (against a local stub of the Messages API)', () =
 
   it('a model that never answers times out with a clear message', async () => {
     await expect(explainWith([{ delayMs: 3000, body: fixtureReply('good-answer.json', ids) }], { timeoutMs: 200, maxRetries: 0 })).rejects.toThrow(/the model did not answer within 0.2 s/);
+  });
+
+  it('a trace in Chinese is estimated near a token per character, not at the English rate', () => {
+    const withOutput = (output: string) => {
+      const b = new TraceBuilder({ runId: 'run-cjk', pipeline: 'p', input: { question: 'q' } });
+      b.step('writer', 'llm', { id: 'st-writer', output });
+      b.verdict(false, 'wrong').finish('ok', 'x');
+      return prepareExplain({ run: b.detail(), blame, similar: [], settings }).estimate.input_tokens;
+    };
+    const ascii = withOutput('a'.repeat(3500));
+    const cjk = withOutput('退'.repeat(3500));
+    // 3,500 more tokens for 3,500 CJK characters, against 1,000 for 3,500 ASCII ones.
+    expect(cjk - ascii).toBeGreaterThan(2000);
   });
 
   it('over budget, nothing is sent and the message names the setting', async () => {

@@ -20,8 +20,19 @@ import { outgoingRedactor, type OutgoingRedactor } from './redact-outgoing';
 
 export type ExplainSettings = Settings['explain'];
 
-/** Characters per token for the estimate: the usual rule of thumb for English and JSON (the API's own count needs the network). */
+/** Characters per token for ASCII text: the usual rule of thumb for English and JSON (the API's own count needs the network). */
 const CHARS_PER_TOKEN = 3.5;
+
+/**
+ * An upper-leaning token count: ASCII at 3.5 characters a token, every other character as a
+ * token of its own (CJK text and emoji run near one token per character), so a non-English
+ * trace is not estimated at a third of what it costs.
+ */
+function estimateTokens(text: string): number {
+  let other = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) other++;
+  return Math.ceil((text.length - other) / CHARS_PER_TOKEN + other);
+}
 
 export interface ExplainInput {
   run: RunDetail;
@@ -43,7 +54,7 @@ export function prepareExplain(i: ExplainInput, budgetUsd?: number): Prepared {
   const s = i.settings;
   const redactor = outgoingRedactor(s.redact_patterns as string[], s.redact_keys as string[]);
   const message = userMessage(compactRun(i.run, i.blame, { fullTextChars: s.full_text_chars, redactor, similar: i.similar }));
-  const inputTokens = Math.ceil((SYSTEM_PROMPT.length + message.length + JSON.stringify(REPORT_TOOL).length) / CHARS_PER_TOKEN);
+  const inputTokens = estimateTokens(SYSTEM_PROMPT + message + JSON.stringify(REPORT_TOOL));
   const cost = (inputTokens * s.input_usd_per_mtok + s.max_output_tokens * s.output_usd_per_mtok) / 1_000_000;
   const budget = budgetUsd ?? s.budget_usd;
   return {
