@@ -39,7 +39,8 @@ export const callSchemas = {
       includeTrials: z.boolean().optional(),
     })
     .strict(),
-  getRun: z.object({ runId }).strict(),
+  /** `maxSteps`: refuse (code `unsupported`) a run with more steps, instead of shipping it whole; read it with getRunSkeleton then. */
+  getRun: z.object({ runId, maxSteps: z.number().int().min(1).optional() }).strict(),
   /** Every step without its payload (src-shared/run-skeleton.ts): what a big run opens with. */
   getRunSkeleton: z.object({ runId }).strict(),
   /** Payloads of up to 1,000 steps, by id or by position in start order (`from`, `count`). */

@@ -11,7 +11,7 @@ import { ensureHome, homePaths, type HomePaths } from './home';
 import { importPaths } from './ingest/import-paths';
 import { watchInbox, type InboxWatcher } from './ingest/watch-inbox';
 import { closeDatabase, openDatabase, type Db } from './store/open-database';
-import { getRunDetail, listImportErrors, listRuns, resolveRunId } from './store/read-runs';
+import { countSteps, getRunDetail, listImportErrors, listRuns, resolveRunId } from './store/read-runs';
 import { importProblemsOfRun } from './store/import-files';
 import { createAnalysis, type Analysis } from './analysis-service';
 import { createExperimentService, recoverExperiments } from './experiments/experiment-service';
@@ -58,7 +58,14 @@ export function createEngine(opts: EngineOptions = {}): Engine {
 
   const handlers: ApiHandlers = {
     listRuns: (a) => listRuns(db, a),
-    getRun: (a) => getRunDetail(db, a.runId),
+    getRun: (a) => {
+      if (a.maxSteps !== undefined) {
+        const id = resolveRunId(db, a.runId);
+        const n = countSteps(db, id);
+        if (n > a.maxSteps) throw new EngineError('unsupported', `run ${id} has ${n} steps, more than ${a.maxSteps}: read it with getRunSkeleton and getStepPayloads`);
+      }
+      return getRunDetail(db, a.runId);
+    },
     getRunSkeleton: (a) => getRunSkeleton(db, a.runId),
     getStepPayloads: (a) => getStepPayloads(db, a.runId, a),
     importPaths: (a) => {

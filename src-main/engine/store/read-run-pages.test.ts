@@ -92,4 +92,11 @@ describe('a run read in pages over HTTP', () => {
     expect(await call('getStepPayloads', { runId: 'big', from: 0, count: 5_000 })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
     expect(await call('getRunSkeleton', { runId: 'missing' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
+
+  it('getRun with maxSteps ships a run within it whole and refuses a bigger one, so the UI reads that one in pages', async () => {
+    await setup(40);
+    const small = await call<RunDetail>('getRun', { runId: 'big', maxSteps: 40 });
+    expect(small.ok && small.value.steps.length).toBe(40);
+    expect(await call('getRun', { runId: 'big', maxSteps: 39 })).toMatchObject({ ok: false, error: { code: 'unsupported', message: expect.stringMatching(/has 40 steps, more than 39/) } });
+  });
 });

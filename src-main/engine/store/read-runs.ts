@@ -106,6 +106,11 @@ export function resolveRunId(db: ReadableDb, idOrPrefix: string): string {
   throw new EngineError('ambiguous', `"${idOrPrefix}" matches several runs: ${matches.slice(0, 5).map((m) => m.run_id).join(', ')}${matches.length > 5 ? ', …' : ''}`);
 }
 
+/** How many steps a run has (by its full id), without reading them. */
+export function countSteps(db: ReadableDb, runId: string): number {
+  return (db.prepare('SELECT COUNT(*) AS n FROM steps WHERE run_id = ?').get(runId) as { n: number }).n;
+}
+
 export function getRunDetail(db: ReadableDb, idOrPrefix: string, now = Date.now()): RunDetail {
   const runId = resolveRunId(db, idOrPrefix);
   const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;

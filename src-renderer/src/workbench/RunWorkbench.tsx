@@ -27,6 +27,7 @@ import { MarkFailedMenu } from './MarkFailedMenu';
 import { StepList } from './StepList';
 import { StepPanel } from './StepPanel';
 import { useRunModel } from './use-run-model';
+import { withPayload } from './paged-run';
 import { ContentView } from '../common/ContentView';
 import { ExperimentsTab } from '../experiments/ExperimentsTab';
 import { ForkProvenanceBanner } from '../experiments/ForkProvenanceBanner';
@@ -49,7 +50,9 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
   const panels = useUi((s) => s.panels);
   const { detail, detailError, tree, blameIndex } = model;
   const selected = route.stepId && tree?.byId.has(route.stepId) ? route.stepId : null;
-  const selectedStep = selected ? tree!.byId.get(selected)! : null;
+  // A big run ships without payloads: the selected step's comes on its own.
+  const payload = useEngineQuery('getStepPayloads', model.paged && selected ? { runId: route.runId, stepIds: [selected] } : null);
+  const selectedStep = selected ? withPayload(tree!.byId.get(selected)!, payload.data?.[0]) : null;
   const find = useFind(model);
   // A run with real timing opens on its waterfall; one stamped with a single instant, on its graph.
   const timed = useMemo(() => hasRealTiming(detail?.steps ?? []), [detail]);

@@ -7,12 +7,15 @@ import { indexBlame, type BlameIndex } from '../graph/step-look';
 import { useUi } from '../state/ui-store';
 import { CHILD_PAGE } from '../graph/graph-constants';
 import type { ApiError } from '../../../src-shared/result';
+import { detailFromSkeleton, PAGED_ABOVE } from './paged-run';
 
 /** Above this many steps a run opens as an outline (see defaultExpanded). */
 const OPEN_BUDGET = 150;
 
 export interface RunModel {
   detail: RunDetail | undefined;
+  /** The run was read as a skeleton (over PAGED_ABOVE steps): step payloads come one step at a time. */
+  paged: boolean;
   detailError: ApiError | null;
   blame: BlameResult | undefined;
   blameError: ApiError | null;
@@ -24,7 +27,12 @@ export interface RunModel {
 }
 
 export function useRunModel(runId: string, selected: string | null): RunModel {
-  const detail = useEngineQuery('getRun', { runId });
+  // Whole, unless the engine says the run is over PAGED_ABOVE steps: then its skeleton, and payloads on demand.
+  const whole = useEngineQuery('getRun', { runId, maxSteps: PAGED_ABOVE });
+  const paged = whole.error?.code === 'unsupported';
+  const skeleton = useEngineQuery('getRunSkeleton', paged ? { runId } : null);
+  const pagedDetail = useMemo(() => (paged && skeleton.data ? detailFromSkeleton(skeleton.data) : undefined), [paged, skeleton.data]);
+  const detail = { data: paged ? pagedDetail : whole.data, error: paged ? skeleton.error : whole.error };
   const blame = useEngineQuery('blameRun', { runId });
   const overrides = useUi((s) => s.expansion);
   const tree = useMemo(() => (detail.data ? buildStepTree(detail.data.steps) : null), [detail.data]);
@@ -38,6 +46,7 @@ export function useRunModel(runId: string, selected: string | null): RunModel {
   const expanded = useCallback((id: string) => isExpanded(id, defaults, overrides), [defaults, overrides]);
   return {
     detail: detail.data,
+    paged,
     detailError: detail.error,
     blame: blame.data,
     blameError: blame.error,

@@ -1,0 +1,20 @@
+import path from 'node:path';
+import { callApi, expect, screenshot, test } from './fixtures';
+import { loopRunSpec, writeTrace } from './trace-writer';
+
+test('a run too big to ship whole opens from its skeleton, and the selected step shows its own input and output', async ({ app, tb }) => {
+  // Above PAGED_ABOVE (20,000) steps the workbench reads the skeleton and fetches payloads one step at a time.
+  const { file, runId } = writeTrace(path.join(tb.home, 'generated'), loopRunSpec('big-loop', 21_000, 'big-loop-run'));
+  await callApi(tb, 'importPaths', { paths: [file] });
+  const [payload] = await callApi(tb, 'getStepPayloads', { runId, from: 20_500, count: 1 });
+
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(runId)}?step=${encodeURIComponent(payload.step_id)}`);
+  await expect(app.getByTestId('waterfall')).toBeVisible({ timeout: 30_000 });
+  await expect(app.getByText('21,000 steps')).toBeVisible();
+  const panel = app.getByTestId('step-panel');
+  await expect(panel).toHaveAttribute('data-step-id', payload.step_id);
+  // The payload arrives on its own: the panel shows the step's own recorded values.
+  const query = (payload.input as { query: string }).query;
+  await expect(panel.getByText(query, { exact: false }).first()).toBeVisible();
+  await screenshot(app, 'big-run-paged');
+});

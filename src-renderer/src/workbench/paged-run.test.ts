@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { Run } from '../../../src-shared/model';
+import type { RunSkeleton, StepPayload } from '../../../src-shared/run-skeleton';
+import { detailFromSkeleton, withPayload } from './paged-run';
+
+const run = { run_id: 'r1', started_at: 1000 } as Run;
+
+const skeleton: RunSkeleton = {
+  run,
+  steps: {
+    step_id: ['s0', 's1'],
+    parent_id: [null, 's0'],
+    index: [0, 1],
+    name: ['agent', 'lookup'],
+    type: ['agent', 'tool'],
+    replay_key: ['agent#0', 'agent#0/lookup#0'],
+    status: ['ok', 'error'],
+    started_at: [1000, 1010],
+    ended_at: [1500, null],
+    model: [null, null],
+    replayed: [false, false],
+    user_scores: { 1: [{ name: 'quality', value: 0.2, explanation: null, step_id: 's1' } as never] },
+  },
+};
+
+describe('a big run opened from its skeleton', () => {
+  it('every step is there with its tree, timing, status and user scores, and no payload yet', () => {
+    const d = detailFromSkeleton(skeleton);
+    expect(d.steps.map((s) => [s.step_id, s.parent_id, s.status, s.duration_ms])).toEqual([
+      ['s0', null, 'ok', 500],
+      ['s1', 's0', 'error', null],
+    ]);
+    expect(d.steps[1].user_scores).toHaveLength(1);
+    expect(d.steps[1]).toMatchObject({ input: null, output: null, error: null, usage: null, metadata: {} });
+  });
+
+  it("the selected step shows its fetched payload, and another step's payload is never mixed in", () => {
+    const step = detailFromSkeleton(skeleton).steps[1];
+    const payload = { step_id: 's1', input: { order: 7 }, output: null, error: { type: 'Timeout', message: 'timed out' }, usage: null, metadata: { a: 1 }, extra: {} } as StepPayload;
+    expect(withPayload(step, payload)).toMatchObject({ input: { order: 7 }, error: { message: 'timed out' }, metadata: { a: 1 } });
+    expect(withPayload(step, { ...payload, step_id: 's0' })).toBe(step);
+  });
+});
