@@ -9,7 +9,7 @@
  * start order. An object per step would repeat every key for every step, the
  * larger part of its JSON.
  */
-import type { Run, Score, Step } from './model';
+import type { RunDetail, Run, Score, Step } from './model';
 
 export interface StepColumns {
   step_id: string[];
@@ -33,3 +33,45 @@ export interface RunSkeleton {
 }
 
 export type StepPayload = Pick<Step, 'step_id' | 'input' | 'output' | 'error' | 'usage' | 'metadata' | 'extra'>;
+
+/**
+ * The steps of a skeleton as Step objects, payload fields empty (input, output, error and usage
+ * null; metadata and extra {}): fields equal to getRun's once a step's payload is merged in.
+ */
+export function detailFromSkeleton(s: RunSkeleton): RunDetail {
+  const c = s.steps;
+  const steps: Step[] = new Array(c.step_id.length);
+  for (let i = 0; i < c.step_id.length; i++) {
+    const ended = c.ended_at[i];
+    steps[i] = {
+      run_id: s.run.run_id,
+      step_id: c.step_id[i],
+      parent_id: c.parent_id[i],
+      index: c.index[i],
+      name: c.name[i],
+      type: c.type[i],
+      replay_key: c.replay_key[i],
+      status: c.status[i],
+      input: null,
+      output: null,
+      error: null,
+      started_at: c.started_at[i],
+      ended_at: ended,
+      // As the store computes it (rows.ts): a step stamped as ending before it started lasted 0 ms.
+      duration_ms: ended === null ? null : Math.max(0, ended - c.started_at[i]),
+      model: c.model[i],
+      usage: null,
+      metadata: {},
+      user_scores: c.user_scores[i] ?? [],
+      replayed: c.replayed[i],
+      extra: {},
+    };
+  }
+  return { run: s.run, steps };
+}
+
+/** A step with its fetched payload (unchanged when the payload is another step's, or not here yet). */
+export function withPayload(step: Step, payload: StepPayload | undefined): Step {
+  if (!payload || payload.step_id !== step.step_id) return step;
+  return { ...step, input: payload.input, output: payload.output, error: payload.error, usage: payload.usage, metadata: payload.metadata, extra: payload.extra };
+}

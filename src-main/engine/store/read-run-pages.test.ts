@@ -6,7 +6,7 @@ import { createEngine, type Engine } from '../create-engine';
 import { startServer, type RunningServer } from '../../serve/http-server';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
 import type { RunDetail } from '../../../src-shared/model';
-import type { RunSkeleton, StepPayload } from '../../../src-shared/run-skeleton';
+import { detailFromSkeleton, withPayload, type RunSkeleton, type StepPayload } from '../../../src-shared/run-skeleton';
 
 let engine: Engine;
 let server: RunningServer;
@@ -66,23 +66,8 @@ describe('a run read in pages over HTTP', () => {
 
     const pages: StepPayload[] = [];
     for (let from = 0; from < 2_500; from += 1_000) pages.push(...(await value<StepPayload[]>('getStepPayloads', { runId: 'big', from, count: 1_000 })));
-    const c = skeleton.steps;
-    const rebuilt = c.step_id.map((id, i) => ({
-      run_id: skeleton.run.run_id,
-      parent_id: c.parent_id[i],
-      index: c.index[i],
-      name: c.name[i],
-      type: c.type[i],
-      replay_key: c.replay_key[i],
-      status: c.status[i],
-      started_at: c.started_at[i],
-      ended_at: c.ended_at[i],
-      duration_ms: c.ended_at[i] === null ? null : Math.max(0, c.ended_at[i]! - c.started_at[i]),
-      model: c.model[i],
-      user_scores: c.user_scores[i] ?? [],
-      replayed: c.replayed[i],
-      ...pages[i],
-    }));
+    // The renderer's own rebuild (detailFromSkeleton + withPayload) must give exactly getRun's steps.
+    const rebuilt = detailFromSkeleton(skeleton).steps.map((step, i) => withPayload(step, pages[i]));
     expect(rebuilt).toEqual(whole.steps);
   });
 

@@ -27,7 +27,7 @@ import { MarkFailedMenu } from './MarkFailedMenu';
 import { StepList } from './StepList';
 import { StepPanel } from './StepPanel';
 import { useRunModel } from './use-run-model';
-import { withPayload } from './paged-run';
+import { withPayload } from '../../../src-shared/run-skeleton';
 import { ContentView } from '../common/ContentView';
 import { ExperimentsTab } from '../experiments/ExperimentsTab';
 import { ForkProvenanceBanner } from '../experiments/ForkProvenanceBanner';

@@ -7,7 +7,8 @@ import { indexBlame, type BlameIndex } from '../graph/step-look';
 import { useUi } from '../state/ui-store';
 import { CHILD_PAGE } from '../graph/graph-constants';
 import type { ApiError } from '../../../src-shared/result';
-import { detailFromSkeleton, PAGED_ABOVE } from './paged-run';
+import { PAGED_ABOVE } from './paged-run';
+import { detailFromSkeleton } from '../../../src-shared/run-skeleton';
 
 /** Above this many steps a run opens as an outline (see defaultExpanded). */
 const OPEN_BUDGET = 150;

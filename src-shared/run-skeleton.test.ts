@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Run } from '../../../src-shared/model';
-import type { RunSkeleton, StepPayload } from '../../../src-shared/run-skeleton';
-import { detailFromSkeleton, withPayload } from './paged-run';
+import type { Run } from './model';
+import type { RunSkeleton, StepPayload } from './run-skeleton';
+import { detailFromSkeleton, withPayload } from './run-skeleton';
 
 const run = { run_id: 'r1', started_at: 1000 } as Run;
 
@@ -32,6 +32,11 @@ describe('a big run opened from its skeleton', () => {
     ]);
     expect(d.steps[1].user_scores).toHaveLength(1);
     expect(d.steps[1]).toMatchObject({ input: null, output: null, error: null, usage: null, metadata: {} });
+  });
+
+  it('a step stamped as ending before it started lasts 0 ms, as getRun says', () => {
+    const skewed: RunSkeleton = { ...skeleton, steps: { ...skeleton.steps, ended_at: [990, null] } };
+    expect(detailFromSkeleton(skewed).steps[0].duration_ms).toBe(0);
   });
 
   it("the selected step shows its fetched payload, and another step's payload is never mixed in", () => {
