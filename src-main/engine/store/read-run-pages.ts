@@ -6,9 +6,8 @@
  */
 import type { RunSkeleton, StepColumns, StepPayload } from '../../../src-shared/run-skeleton';
 import type { ReadableDb } from './open-database';
-import { resolveRunId } from './read-runs';
-import { runFromRow, scoresOf, type RunRow, type ScoreRow } from './rows';
-import { runOrigin } from './run-origin';
+import { readRunHead, resolveRunId } from './read-runs';
+import { scoresOf } from './rows';
 import { breakParentCycles } from './parent-cycles';
 
 // The same order as read-runs.ts STEPS_OF_RUN_SQL, so positions agree with getRun's steps.
@@ -43,17 +42,8 @@ interface PayloadRow {
 
 export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.now()): RunSkeleton {
   const runId = resolveRunId(db, idOrPrefix);
-  const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
   const rows = db.prepare(SKELETON_SQL).all(runId) as SkeletonRow[];
-  const scores = db.prepare('SELECT * FROM user_scores WHERE run_id = ?').all(runId) as ScoreRow[];
-  const byStep = new Map<string, ScoreRow[]>();
-  for (const s of scores) {
-    const list = byStep.get(s.step_id);
-    if (list) list.push(s);
-    else byStep.set(s.step_id, [s]);
-  }
-  const run = runFromRow(row, rows.length, now, byStep.get('') ?? []);
-  run.origin = runOrigin(db, row);
+  const { run, scoresByStep: byStep } = readRunHead(db, runId, rows.length, now);
   // As getRun does: one parent link of each cycle is cut, so every tree walk sees a forest.
   const links = rows.map((r) => ({ step_id: r.step_id, parent_id: r.parent_id, index: r.idx }));
   const cut = breakParentCycles(links);

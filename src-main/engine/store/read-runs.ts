@@ -3,7 +3,7 @@
  * queries (runs list, steps of a run) are covered by indexes checked in
  * read-runs.test.ts with EXPLAIN QUERY PLAN.
  */
-import type { ImportError, RunDetail, RunSummary } from '../../../src-shared/model';
+import type { ImportError, Run, RunDetail, RunSummary } from '../../../src-shared/model';
 import type { RunFilter } from '../../../src-shared/api';
 import { EngineError } from '../../../src-shared/result';
 import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from './rows';
@@ -111,19 +111,28 @@ export function countSteps(db: ReadableDb, runId: string): number {
   return (db.prepare('SELECT COUNT(*) AS n FROM steps WHERE run_id = ?').get(runId) as { n: number }).n;
 }
 
+/**
+ * A run's own fields (with its origin and run-level scores) and its steps' user scores by step
+ * id: what getRun and the paged reads (read-run-pages.ts) both start from.
+ */
+export function readRunHead(db: ReadableDb, runId: string, stepCount: number, now: number): { run: Run; scoresByStep: Map<string, ScoreRow[]> } {
+  const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
+  const scores = db.prepare('SELECT * FROM user_scores WHERE run_id = ?').all(runId) as ScoreRow[];
+  const scoresByStep = new Map<string, ScoreRow[]>();
+  for (const s of scores) {
+    const list = scoresByStep.get(s.step_id);
+    if (list) list.push(s);
+    else scoresByStep.set(s.step_id, [s]);
+  }
+  const run = runFromRow(row, stepCount, now, scoresByStep.get('') ?? []);
+  run.origin = runOrigin(db, row);
+  return { run, scoresByStep };
+}
+
 export function getRunDetail(db: ReadableDb, idOrPrefix: string, now = Date.now()): RunDetail {
   const runId = resolveRunId(db, idOrPrefix);
-  const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
   const stepRows = db.prepare(STEPS_OF_RUN_SQL).all(runId) as StepRow[];
-  const scores = db.prepare('SELECT * FROM user_scores WHERE run_id = ?').all(runId) as ScoreRow[];
-  const byStep = new Map<string, ScoreRow[]>();
-  for (const s of scores) {
-    const list = byStep.get(s.step_id);
-    if (list) list.push(s);
-    else byStep.set(s.step_id, [s]);
-  }
-  const run = runFromRow(row, stepRows.length, now, byStep.get('') ?? []);
-  run.origin = runOrigin(db, row);
+  const { run, scoresByStep: byStep } = readRunHead(db, runId, stepRows.length, now);
   const steps = stepRows.map((s) => stepFromRow(s, byStep.get(s.step_id) ?? []));
   // Parents that form a cycle would send every tree walk round forever: one link per cycle is cut here.
   const cut = breakParentCycles(steps);
