@@ -11,7 +11,7 @@ export const REDACTED = '[REDACTED]';
 
 // Prefixes published by the providers; lengths are lower bounds so that short
 // look-alikes in prose ("sk-learn") are left alone.
-const DEFAULT_SECRET_PATTERNS: RegExp[] = [
+export const DEFAULT_SECRET_PATTERNS: RegExp[] = [
   /sk-ant-[A-Za-z0-9_-]{20,}/g,
   /sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
@@ -25,11 +25,11 @@ const DEFAULT_SECRET_PATTERNS: RegExp[] = [
 ];
 
 // "Bearer <token>" keeps the word so a reader still sees an auth header was there.
-const BEARER = /\b(bearer)\s+[A-Za-z0-9._~+/-]{16,}=*/gi;
+export const BEARER = /\b(bearer)\s+[A-Za-z0-9._~+/-]{16,}=*/gi;
 
 // Key names that hold credentials. "tokens" (plural) is deliberately absent:
 // usage fields such as max_tokens / input_tokens are not secrets.
-const DEFAULT_SENSITIVE_KEY =
+export const DEFAULT_SENSITIVE_KEY =
   /^(?:.*[_\-.])?(?:api[_-]?key|apikey|secret|client[_-]?secret|password|passwd|authorization|proxy[_-]authorization|token|access[_-]?token|refresh[_-]?token|session[_-]?token|auth[_-]?token|id[_-]?token|private[_-]?key|cookie|set[_-]cookie|credentials?)$/i;
 
 export interface RedactionOptions {

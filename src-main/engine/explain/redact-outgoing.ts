@@ -4,29 +4,12 @@
  * repeats the same secret shapes (so a trace written by another tool, or by
  * an SDK with redaction switched off, is covered) and adds the user's own
  * rules from settings (`explain.redact_patterns`, `explain.redact_keys`).
- * The patterns mirror sdk/typescript/src/redaction.ts: the engine does not
- * import the SDK package.
+ * The patterns are the SDK's own (src-shared/secret-shapes.ts).
  */
 import type { Json } from '../../../src-shared/trace-format';
+import { BEARER, DEFAULT_SECRET_PATTERNS, DEFAULT_SENSITIVE_KEY, REDACTED } from '../../../src-shared/secret-shapes';
 
-const REDACTED = '[REDACTED]';
-
-const SECRET_SHAPES: RegExp[] = [
-  /sk-ant-[A-Za-z0-9_-]{20,}/g,
-  /sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\bgh[pousr]_[A-Za-z0-9]{36,}\b/g,
-  /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
-  /\bAIza[0-9A-Za-z_-]{35}\b/g,
-  /\bhf_[A-Za-z0-9]{30,}\b/g,
-  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-  /\b(bearer)\s+[A-Za-z0-9._~+/-]{16,}=*/gi,
-];
-
-const SENSITIVE_KEY =
-  /^(?:.*[_\-.])?(?:api[_-]?key|apikey|secret|client[_-]?secret|password|passwd|authorization|proxy[_-]authorization|token|access[_-]?token|refresh[_-]?token|session[_-]?token|auth[_-]?token|id[_-]?token|private[_-]?key|cookie|set[_-]cookie|credentials?)$/i;
+const SECRET_SHAPES: RegExp[] = [...DEFAULT_SECRET_PATTERNS, BEARER];
 
 export interface OutgoingRedactor {
   text(value: string): string;
@@ -57,7 +40,7 @@ export function outgoingRedactor(userPatterns: string[], userKeys: string[]): Ou
     if (value !== null && typeof value === 'object') {
       const out: Record<string, Json> = {};
       for (const [k, v] of Object.entries(value)) {
-        if ((SENSITIVE_KEY.test(k) || keys.has(k.toLowerCase())) && v !== null && v !== '') {
+        if ((DEFAULT_SENSITIVE_KEY.test(k) || keys.has(k.toLowerCase())) && v !== null && v !== '') {
           replaced++;
           out[k] = REDACTED;
         } else out[text(k)] = json(v) as Json;
