@@ -1,5 +1,5 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import { STEP_ROW_HEIGHT, useStepRows } from '../workbench/use-step-rows';
 import type { Step } from '../../../src-shared/model';
 import { stepLook, type StepLook } from '../graph/step-look';
 import { visibleRows } from '../graph/step-tree';
@@ -11,7 +11,6 @@ import { WaterfallMinimap } from './WaterfallMinimap';
 import { axisTicks, barGeometry, endOf, formatOffset, rangeFromDrag, runSpan, type TimeRange } from './time-axis';
 import './waterfall.css';
 
-const ROW_HEIGHT = 24;
 /** Drags narrower than this (fraction of the axis) are clicks, not zooms. */
 const MIN_DRAG = 0.004;
 
@@ -41,20 +40,7 @@ export function Waterfall({ model, selected }: { model: RunModel; selected: stri
   const rows = useMemo(() => (tree ? visibleRows(tree, expanded) : []), [tree, expanded]);
   // An "ok" step that holds a failed one (a retried or caught error) is not drawn healthy.
   const holding = useMemo(() => (tree ? holdsFailure(tree) : new Set<string>()), [tree]);
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 8,
-    // Let React batch scroll updates instead of rendering synchronously inside every scroll event.
-    useFlushSync: false,
-  });
-  // Not on every scroll frame: a 100,000-row scan per frame shows in the frame rate.
-  const selectedIndex = useMemo(() => (selected ? rows.findIndex((r) => r.id === selected) : -1), [rows, selected]);
-  useEffect(() => {
-    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
-  }, [selectedIndex, virtualizer]);
+  const { scrollRef, virtualizer, selectedIndex } = useStepRows(rows, selected);
   // About one labelled tick per 90 px of axis, so that labels never collide.
   const rootRef = useRef<HTMLDivElement>(null);
   const [axisWidth, setAxisWidth] = useState(600);
@@ -188,7 +174,7 @@ const WaterfallRow = memo(function WaterfallRow({
       aria-level={depth + 1}
       data-step-id={id}
       className={`wf-row look-${look}${holdsError && step.status !== 'error' ? ' holds-error' : ''}${selected ? ' is-selected' : ''}`}
-      style={{ height: ROW_HEIGHT, transform: `translateY(${top}px)` }}
+      style={{ height: STEP_ROW_HEIGHT, transform: `translateY(${top}px)` }}
       onClick={() => act(selectStep, id)}
     >
       <div className="wf-label-col">

@@ -1,5 +1,5 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import { memo, useMemo, type KeyboardEvent } from 'react';
+import { STEP_ROW_HEIGHT, useStepRows } from './use-step-rows';
 import type { Step } from '../../../src-shared/model';
 import { stepPath } from '../find/find-in-run';
 import type { FindState } from '../find/use-find';
@@ -10,7 +10,6 @@ import { formatDuration, formatScore } from '../text/format';
 import { revealControls } from '../text/visible-controls';
 import type { RunModel } from './use-run-model';
 
-const ROW_HEIGHT = 24;
 
 function plain(text: string): string {
   return revealControls(text)
@@ -21,26 +20,13 @@ function plain(text: string): string {
 /** The run's steps as an indented, virtualized tree; find-in-run (or a roll-up filter) turns it into a flat list of its steps, with their paths where names repeat. */
 export function StepList({ model, selected, find }: { model: RunModel; selected: string | null; find: FindState }) {
   const { tree, expanded, blameIndex } = model;
-  const scrollRef = useRef<HTMLDivElement>(null);
   const rows = useMemo<ListRow[]>(() => {
     if (!tree) return [];
     if (!find.listed) return visibleRows(tree, expanded);
     return find.listed.map((id) => ({ id, depth: 0, hasChildren: false, expanded: false }));
   }, [tree, expanded, find.listed]);
   const flat = find.listed !== null;
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 8,
-    // Let React batch scroll updates instead of rendering synchronously inside every scroll event (bench:ui scrolls 100,000 rows).
-    useFlushSync: false,
-  });
-  // Not on every scroll frame: a 100,000-row scan per frame shows in the frame rate.
-  const selectedIndex = useMemo(() => (selected ? rows.findIndex((r) => r.id === selected) : -1), [rows, selected]);
-  useEffect(() => {
-    if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
-  }, [selectedIndex, virtualizer]);
+  const { scrollRef, virtualizer, selectedIndex } = useStepRows(rows, selected);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (!rows.length) return;
@@ -122,7 +108,7 @@ const StepRow = memo(function StepRow({
       aria-level={row.depth + 1}
       data-step-id={row.id}
       className={`step-row look-${look}${selected ? ' is-selected' : ''}`}
-      style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${top}px)` }}
+      style={{ position: 'absolute', top: 0, left: 0, right: 0, height: STEP_ROW_HEIGHT, transform: `translateY(${top}px)` }}
       onClick={() => act(selectStep, row.id)}
     >
       <span className="step-row-indent" style={{ width: row.depth * 14 }} />
