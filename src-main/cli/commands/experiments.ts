@@ -83,24 +83,30 @@ function printTrials(d: ExperimentDetail, out: (l: string) => void): void {
  * whole log is. Trials that crashed the same way are shown once.
  */
 export function printCrashes(trials: TrialSummary[], out: (l: string) => void, max = 1): void {
-  const crashed = trials.filter((t) => t.stderr_tail || ((t.outcome === 'crashed' || t.outcome === 'timeout') && t.log_file));
-  const seen = new Set<string>();
-  let shown = 0;
-  for (const t of crashed) {
+  const groups = new Map<string, TrialSummary[]>();
+  for (const t of trials) {
+    if (!t.stderr_tail && !((t.outcome === 'crashed' || t.outcome === 'timeout') && t.log_file)) continue;
     const key = t.stderr_tail ?? '';
-    if (seen.has(key) || shown >= max) continue;
-    seen.add(key);
+    const group = groups.get(key);
+    if (group) group.push(t);
+    else groups.set(key, [t]);
+  }
+  let shown = 0;
+  let rest = 0;
+  for (const [, [t, ...same]] of groups) {
+    if (shown >= max) {
+      rest += 1 + same.length;
+      continue;
+    }
     shown++;
-    const same = crashed.filter((c) => (c.stderr_tail ?? '') === key).length;
     out('');
-    out(`${t.arm} #${t.trial} ${t.outcome}${same > 1 ? ` (and ${same - 1} more trial(s) with the same stderr)` : ''}: ${safeText(oneLine(t.detail ?? '', 200))}`);
+    out(`${t.arm} #${t.trial} ${t.outcome}${same.length ? ` (and ${same.length} more trial(s) with the same stderr)` : ''}: ${safeText(oneLine(t.detail ?? '', 200))}`);
     if (t.stderr_tail) {
       out('  last lines of its stderr:');
       for (const l of t.stderr_tail.split('\n')) out(`    ${safeText(l)}`);
     }
     if (t.log_file) out(`  full log: ${safeText(t.log_file)}`);
   }
-  const rest = crashed.filter((c) => !seen.has(c.stderr_tail ?? '')).length;
   if (rest > 0) out(`  ${rest} more crashed trial(s): tb experiment ID shows each`);
 }
 

@@ -4,9 +4,9 @@ import type { Command, CommandContext } from '../command';
 import { CliFailure } from '../unwrap';
 import { createEngine, type Engine } from '../../engine/create-engine';
 import { recordStubRun } from '../../../test/support/stub-home';
-import type { ExperimentDetail, ExperimentProgress, ExperimentSummary } from '../../../src-shared/experiments';
+import type { ExperimentDetail, ExperimentProgress, ExperimentSummary, TrialSummary } from '../../../src-shared/experiments';
 import { forkCommand, progressPrinter } from './fork';
-import { experimentCommand, experimentsCommand } from './experiments';
+import { experimentCommand, experimentsCommand, printCrashes } from './experiments';
 import { approvalsCommand } from './approvals';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -138,5 +138,22 @@ describe('tb fork, tb experiments, tb experiment', () => {
     p.onEvent({ ...base, trial: { arm: 'treatment', trial: 1, run_id: 'r2', outcome: 'running', detail: null, started_at: 1, ended_at: null, duration_ms: null, tokens: 0, cost_usd: 0, calls: 0, replayed_steps: 0, exit_code: null, log_file: null, stderr_tail: null, edit_applied: null } });
     p.end();
     expect(lines).toEqual(['trial 1/4: control #1 fail — verdict fail\n']);
+  });
+});
+
+describe('a crashed trial in the terminal', () => {
+  const trial = (n: number, stderr: string | null): TrialSummary => ({
+    arm: 'treatment', trial: n, run_id: `t${n}`, outcome: 'crashed', detail: 'the process exited 1 before the run ended', started_at: 1, ended_at: 2,
+    duration_ms: 1, tokens: 0, cost_usd: 0, calls: 0, replayed_steps: 0, exit_code: 1, log_file: `/tmp/exp/treatment-${n}.log`, stderr_tail: stderr, edit_applied: null,
+  });
+
+  it('shows its stderr and log once per distinct crash, and counts the rest', () => {
+    const lines: string[] = [];
+    const missing = 'ModuleNotFoundError: No module named \'policy_lib\'';
+    printCrashes([trial(1, missing), trial(2, missing), trial(3, 'MemoryError')], (l) => lines.push(l));
+    expect(lines).toContain('treatment #1 crashed (and 1 more trial(s) with the same stderr): the process exited 1 before the run ended');
+    expect(lines).toContain(`    ${missing}`);
+    expect(lines).toContain('  full log: /tmp/exp/treatment-1.log');
+    expect(lines.at(-1)).toBe('  1 more crashed trial(s): tb experiment ID shows each');
   });
 });
