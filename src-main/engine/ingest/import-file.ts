@@ -15,10 +15,11 @@ import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
 import { createRecordWriter, touchRuns } from '../store/write-records';
-import { importErrorsOf, insertImportErrors, markRunningIncomplete, readFileState, runsFromFile, saveFileState, type FileState } from '../store/import-files';
+import { importErrorsOf, insertImportErrors, readFileState, saveFileState, type FileState } from '../store/import-files';
 import { parseTraceLine, type ParsedLine } from './native/parse-lines';
-import { detectFileFormat, parseForeign, type DetectedFormat } from './foreign-formats';
-import { MAX_DEPTH } from '../store/field-limits';
+import { detectFileFormat, type DetectedFormat } from './foreign-formats';
+import { importForeign } from './import-foreign';
+import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
 
@@ -28,16 +29,7 @@ import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-te
  */
 const READ_BYTES = 1024 * 1024;
 
-export interface FileImportResult {
-  file: string;
-  /** Runs whose records came from this file (in this call or earlier ones). */
-  runs: string[];
-  /** Runs changed by this call. */
-  changedRuns: string[];
-  /** Problems found by this call. */
-  newErrors: ImportError[];
-  linesRead: number;
-}
+export type { FileImportResult } from './import-result';
 
 export interface ImportFileOptions {
   /**
@@ -280,81 +272,12 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
   }
 }
 
-function importForeign(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[]): FileImportResult {
-  const bytes = fs.readFileSync(fd);
-  const text = bytes.toString('utf8');
-  const parsed = parseForeign(text, format, file);
-  if (!isUtf8(bytes)) {
-    let count = 0;
-    for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) count += 1;
-    parsed.errors.push({ line: 1, level: 'warning', message: `invalid UTF-8: ${count} character(s) replaced by U+FFFD` });
-  }
-  if (text.charCodeAt(0) === 0xfeff) parsed.errors.push({ line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
-  const writer = createRecordWriter(db);
-  const problems: ImportError[] = parsed.errors.map((e) => ({ file, ...e }));
-  const ids = createRunIdResolver(db, file);
-  for (const r of parsed.records) {
-    const fixed = makeTextWellFormed(r);
-    if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
-    const id = ids.resolve(r.run_id);
-    if (id.renamedFrom) problems.push({ file, line: 1, level: 'warning', message: collisionMessage(r.run_id, id.runId, id.renamedFrom.owner) });
-    r.run_id = id.runId;
-  }
-  const where = (r: TraceRecord) => ('step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`);
-  const apply = (w: ReturnType<typeof createRecordWriter>, records: TraceRecord[]) =>
-    w.applyBatch(records, file).forEach((fields, i) => {
-      for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${where(records[i])}: ${truncationMessage(f)}` });
-    });
-  let storeWriter = writer;
-  db.transaction(() => {
-    const before = problems.length;
-    try {
-      db.transaction(() => apply(writer, parsed.records))();
-    } catch (err) {
-      // As for native blocks: store what can be stored, record by record, and name what could not.
-      if (isDatabaseFault(err)) throw err;
-      problems.length = before;
-      storeWriter = createRecordWriter(db);
-      for (const r of parsed.records) {
-        try {
-          db.transaction(() => apply(storeWriter, [r]))();
-        } catch (e) {
-          if (isDatabaseFault(e)) throw e;
-          problems.push({ file, line: 1, level: 'error', message: `${where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
-        }
-      }
-    }
-    markRunningIncomplete(db, storeWriter.touchedRuns());
-    insertImportErrors(db, problems);
-    saveFileState(db, file, { offset: size, line: 0, format, refused: null }, size);
-  })();
-  newErrors.push(...problems);
-  return finish(db, file, [...storeWriter.touchedRuns()], newErrors, parsed.records.length);
-}
-
-/** The warning for one entry of RecordWriter's truncation list ("input", or "input:depth:N"). */
-function truncationMessage(entry: string): string {
-  const [field, kind, count] = entry.split(':');
-  if (kind === 'depth') return `field "${field}": ${count} value(s) nested deeper than ${MAX_DEPTH} levels were replaced by a marker`;
-  return `field "${field}" exceeds the size cap and was stored truncated`;
-}
-
-/** Errors of the database itself (corrupt, full, read-only): retrying record by record cannot help. */
-function isDatabaseFault(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB|FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)/.test(code);
-}
-
 function specialKind(st: fs.Stats): string {
   if (st.isFIFO()) return 'a named pipe (FIFO)';
   if (st.isSocket()) return 'a socket';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
   if (st.isDirectory()) return 'a folder';
   return 'a special file';
-}
-
-function finish(db: Db, file: string, changedRuns: string[], newErrors: ImportError[], linesRead: number): FileImportResult {
-  return { file, runs: runsFromFile(db, file), changedRuns, newErrors, linesRead };
 }
 
 /** Every problem recorded for a file, in line order. */

@@ -1,0 +1,68 @@
+/**
+ * Import of a foreign-format file (OTLP/JSON, LangChain run trees, chat
+ * transcripts): the file is parsed whole and re-parsed when it changes;
+ * upserts keep that idempotent. All of it is stored in one transaction.
+ */
+import fs from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import type { ImportError } from '../../../src-shared/model';
+import type { TraceRecord } from '../../../src-shared/trace-format';
+import type { Db } from '../store/open-database';
+import { createRecordWriter } from '../store/write-records';
+import { insertImportErrors, markRunningIncomplete, saveFileState } from '../store/import-files';
+import { parseForeign } from './foreign-formats';
+import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
+import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
+import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
+
+export function importForeign(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[]): FileImportResult {
+  const bytes = fs.readFileSync(fd);
+  const text = bytes.toString('utf8');
+  const parsed = parseForeign(text, format, file);
+  if (!isUtf8(bytes)) {
+    let count = 0;
+    for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) count += 1;
+    parsed.errors.push({ line: 1, level: 'warning', message: `invalid UTF-8: ${count} character(s) replaced by U+FFFD` });
+  }
+  if (text.charCodeAt(0) === 0xfeff) parsed.errors.push({ line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
+  const writer = createRecordWriter(db);
+  const problems: ImportError[] = parsed.errors.map((e) => ({ file, ...e }));
+  const ids = createRunIdResolver(db, file);
+  for (const r of parsed.records) {
+    const fixed = makeTextWellFormed(r);
+    if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
+    const id = ids.resolve(r.run_id);
+    if (id.renamedFrom) problems.push({ file, line: 1, level: 'warning', message: collisionMessage(r.run_id, id.runId, id.renamedFrom.owner) });
+    r.run_id = id.runId;
+  }
+  const where = (r: TraceRecord) => ('step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`);
+  const apply = (w: ReturnType<typeof createRecordWriter>, records: TraceRecord[]) =>
+    w.applyBatch(records, file).forEach((fields, i) => {
+      for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${where(records[i])}: ${truncationMessage(f)}` });
+    });
+  let storeWriter = writer;
+  db.transaction(() => {
+    const before = problems.length;
+    try {
+      db.transaction(() => apply(writer, parsed.records))();
+    } catch (err) {
+      // As for native blocks: store what can be stored, record by record, and name what could not.
+      if (isDatabaseFault(err)) throw err;
+      problems.length = before;
+      storeWriter = createRecordWriter(db);
+      for (const r of parsed.records) {
+        try {
+          db.transaction(() => apply(storeWriter, [r]))();
+        } catch (e) {
+          if (isDatabaseFault(e)) throw e;
+          problems.push({ file, line: 1, level: 'error', message: `${where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
+        }
+      }
+    }
+    markRunningIncomplete(db, storeWriter.touchedRuns());
+    insertImportErrors(db, problems);
+    saveFileState(db, file, { offset: size, line: 0, format, refused: null }, size);
+  })();
+  newErrors.push(...problems);
+  return finish(db, file, [...storeWriter.touchedRuns()], newErrors, parsed.records.length);
+}
