@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MIGRATIONS } from './migrations/index';
 import { migrate, openDatabase, schemaVersion, type Db } from './open-database';
+import { listRuns } from './read-runs';
 
 function tables(db: Database.Database): string[] {
   return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
@@ -76,6 +77,27 @@ describe('database migrations', () => {
     expect(schemaVersion(db)).toBe(9);
     const plan = db.prepare("EXPLAIN QUERY PLAN SELECT run_id FROM runs WHERE source_file = 'a.jsonl' ORDER BY started_at").all() as { detail: string }[];
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX runs_by_source_file/);
+  });
+
+  it('0010 counts the steps of a version-9 database\'s runs, and its runs become searchable through the text index', () => {
+    const db = new Database(':memory:') as Db;
+    db.pragma('foreign_keys = ON');
+    migrate(db, MIGRATIONS.slice(0, 9));
+    db.prepare("INSERT INTO runs (run_id, pipeline, status, started_at, imported_at, updated_at) VALUES ('r1', 'p', 'ok', 1, 1, 1), ('r2', 'p', 'ok', 2, 1, 1)").run();
+    const step = db.prepare("INSERT INTO steps (run_id, step_id, idx, name, type, replay_key, status, output, started_at) VALUES (?, ?, 0, 'answer', 'llm', ?, 'ok', ?, 1)");
+    step.run('r1', 's1', 's1', JSON.stringify({ text: 'The capital is Paris' }));
+    step.run('r1', 's2', 's2', null);
+    step.run('r2', 's1', 's1', JSON.stringify({ text: 'no idea' }));
+    migrate(db, MIGRATIONS.slice(0, 10));
+    expect(schemaVersion(db)).toBe(10);
+    expect(db.prepare('SELECT run_id, version, steps FROM run_step_counts ORDER BY run_id').all()).toEqual([
+      { run_id: 'r1', version: 1, steps: 2 },
+      { run_id: 'r2', version: 1, steps: 1 },
+    ]);
+    // The index starts empty; the first search builds it.
+    expect(db.prepare('SELECT COUNT(*) AS n FROM step_text_runs').get()).toEqual({ n: 0 });
+    expect(listRuns(db, { search: 'capital is paris' }).map((r) => [r.run_id, r.steps])).toEqual([['r1', 2]]);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM step_text_runs WHERE version = 1').get()).toEqual({ n: 2 });
   });
 
   it('a database written by a newer Traceback is refused with a clear message', () => {

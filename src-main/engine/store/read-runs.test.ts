@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { syntheticRunRecords } from '../../../test/support/synthetic-trace';
 import { openDatabase } from './open-database';
 import { createRecordWriter } from './write-records';
-import { getRunDetail, listRuns, LIST_RUNS_SQL, resolveRunId, STEPS_OF_RUN_SQL } from './read-runs';
+import type { TraceRecord } from '../../../src-shared/trace-format';
+import { TRACE_FORMAT_VERSION } from '../../../src-shared/trace-format';
+import { getRunDetail, listRuns, LIST_RUNS_INDEXED_SQL, LIST_RUNS_SQL, resolveRunId, STEPS_OF_RUN_SQL } from './read-runs';
 
 function storeWith(...runs: ReturnType<typeof syntheticRunRecords>[]) {
   const db = openDatabase(':memory:');
@@ -42,5 +44,70 @@ describe('reading runs', () => {
     const listPlan = plan(LIST_RUNS_SQL, { pipeline: null, search: null, filter: 'all', include_trials: 0, running_since: 0, limit: 10 });
     expect(listPlan).toMatch(/runs_by_start/);
     expect(listPlan).not.toMatch(/SCAN s\b/);
+  });
+
+  it('a search through the text index finds exactly the runs the LIKE scan finds, whatever the user types', () => {
+    // Each run's text holds one kind of trouble: quotes, LIKE wildcards, FTS5 syntax, non-ASCII case, separators.
+    const texts: Record<string, { name: string; input?: unknown; output?: unknown; error?: string }[]> = {
+      quotes: [{ name: 'say', input: { text: 'she said "hi" and it\'s done' } }],
+      wildcards: [{ name: 'pct', input: { text: '100% sure, a_b not ab' }, output: 'back\\slash' }],
+      fts_syntax: [{ name: 'NEAR(alpha beta)', input: { q: 'foo AND bar OR baz NOT qux' }, output: 'pre* col:value ^start -minus (paren)' }],
+      accents: [{ name: 'Café crème', input: { text: 'naïve façade CAFÉ' } }],
+      wide: [{ name: '日本語テキスト', output: { text: '🙂🙃 emoji and Ωmega' } }],
+      kelvin: [{ name: 'temperature', output: { unit: '300 \u212A' } }],
+      fields: [{ name: 'alpha', input: 'omega' }, { name: 'gamma', error: 'boom went the step' }],
+      control: [{ name: 'sep\u0001arated name', input: { text: 'line\nbreak\ttab' } }],
+    };
+    const records: TraceRecord[] = [];
+    for (const [runId, steps] of Object.entries(texts)) {
+      records.push({ type: 'run-start', v: TRACE_FORMAT_VERSION, run_id: runId, pipeline: 'p', ts: 1 });
+      steps.forEach((s, i) => {
+        records.push({ type: 'step-start', run_id: runId, step_id: `s${i}`, index: i, name: s.name, ts: 2 + i, input: s.input } as TraceRecord);
+        records.push({ type: 'step-end', run_id: runId, step_id: `s${i}`, ts: 3 + i, status: s.error ? 'error' : 'ok', output: s.output, ...(s.error ? { error: { type: 'Error', message: s.error } } : {}) } as TraceRecord);
+      });
+    }
+    const db = openDatabase(':memory:');
+    const w = createRecordWriter(db, () => 10);
+    db.transaction(() => w.applyBatch(records, null))();
+    const queries = [
+      '"hi"', '"', '""', "it's", "'", '100%', '%', '_', 'a_b', 'a%b', '_b n', 'back\\slash', '\\',
+      'NEAR', 'NEAR(alpha beta)', 'foo AND bar', 'AND', 'OR baz', 'NOT qux', 'pre*', '*', 'col:value', '^start', '-minus', '(paren)',
+      'Café', 'café', 'CAFÉ', 'É', 'crème', 'CRÈME', 'naï', 'NAÏVE', 'faç',
+      '日本', '日本語', 'テキスト', '🙂', '🙂🙃', 'ωmega', 'Ωmega', 'ΩMEGA',
+      '300 k', '300 \u212A', 'K', 'kel',
+      'alpha', 'alphaomega', 'alpha\u0001', 'omega"', 'went the', 'BOOM', 'step', 'gamma boom',
+      'sep\u0001arated', 'line\\nbreak', 'line\nbreak', '\\t', 'no run holds this text', 'p', 'qu',
+    ];
+    const viaScan = (text: string) =>
+      (db.prepare(LIST_RUNS_SQL).all({
+        pipeline: null, include_trials: 0, filter: 'all', running_since: 0, limit: 10_000,
+        search: `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+      }) as { run_id: string }[]).map((r) => r.run_id).sort();
+    const found: Record<string, string[]> = {};
+    for (const q of queries) {
+      const got = listRuns(db, { search: q }).map((r) => r.run_id).sort();
+      expect(got, `search ${JSON.stringify(q)}`).toEqual(viaScan(q));
+      found[q] = got;
+    }
+    // The index was used (every run has a document) and the comparison is not between two empty lists.
+    expect(db.prepare('SELECT COUNT(*) AS n FROM step_text_runs WHERE version > 0').get()).toEqual({ n: Object.keys(texts).length });
+    expect(found['NEAR(alpha beta)']).toEqual(['fts_syntax']);
+    expect(found['a_b']).toEqual(['wildcards']);
+    expect(found['café']).toEqual(['accents']);
+    expect(found['CAFÉ']).toEqual(['accents']);
+    expect(found['alphaomega']).toEqual([]);
+    expect(found['Ωmega']).toEqual(['wide']);
+    expect(found['ΩMEGA']).toEqual(['wide']);
+    expect(found['ωmega']).toEqual([]);
+    expect(found['300 k']).toEqual([]);
+  });
+
+  it('the runs list and a search through the text index are served by indexes', () => {
+    const db = storeWith(syntheticRunRecords({ runId: 'r', steps: 3 }));
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${LIST_RUNS_INDEXED_SQL}`).all({ match: '"step"', plain: 1, pipeline: null, search: '%step%', filter: 'all', include_trials: 0, running_since: 0, limit: 10 }) as { detail: string }[])
+      .map((r) => r.detail)
+      .join('\n');
+    expect(plan).toMatch(/SCAN step_text VIRTUAL TABLE INDEX/);
+    expect(plan).toMatch(/runs_by_start/);
   });
 });

@@ -7,22 +7,39 @@ import type { ImportError, Run, RunDetail, RunSummary } from '../../../src-share
 import type { RunFilter } from '../../../src-shared/api';
 import { EngineError } from '../../../src-shared/result';
 import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from './rows';
-import type { ReadableDb } from './open-database';
+import type { Db, ReadableDb } from './open-database';
+import { catchUpStepCounts } from './step-counts';
+import { catchUpStepText, stepTextQuery } from './step-text-index';
 import { runOrigin } from './run-origin';
 import { breakParentCycles } from './parent-cycles';
 import { importProblemCounts } from './import-files';
 
-export const LIST_RUNS_SQL = `
+const LIKE_IN_STEPS = `EXISTS (SELECT 1 FROM steps s WHERE s.run_id = r.run_id
+  AND (s.name LIKE @search ESCAPE '\\' OR s.input LIKE @search ESCAPE '\\' OR s.output LIKE @search ESCAPE '\\' OR s.error LIKE @search ESCAPE '\\'))`;
+
+/**
+ * Step text through the index (step-text-index.ts): a run indexed at its current
+ * version matches if its document does (checked with LIKE unless query and
+ * document are both plain); a run not indexed at its current version is scanned.
+ */
+const INDEXED_STEP_TEXT = `CASE (SELECT d.version = r.updated_at FROM step_text_runs d WHERE d.run_id = r.run_id)
+  WHEN 1 THEN r.run_id IN (SELECT run_id FROM text_hits WHERE plain = 1 AND @plain = 1)
+              OR (r.run_id IN (SELECT run_id FROM text_hits) AND ${LIKE_IN_STEPS})
+  ELSE ${LIKE_IN_STEPS} END`;
+
+const TEXT_HITS = `WITH text_hits AS MATERIALIZED (
+  SELECT d.run_id, d.plain FROM step_text JOIN step_text_runs d ON d.doc = step_text.rowid WHERE step_text MATCH @match)`;
+
+function listRunsSql(stepText: string): string {
+  return `
 SELECT r.run_id, r.pipeline, r.status, r.started_at, r.ended_at, r.verdict, r.source_format, r.provenance, r.updated_at,
-       (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps,
+       CASE WHEN c.version = r.updated_at THEN c.steps ELSE (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) END AS steps,
        b.blame_score, b.healthy, b.detection,
        EXISTS (SELECT 1 FROM run_assertions a WHERE a.run_id = r.run_id AND a.failed = 1) AS asserted, r.source_file
-FROM runs r LEFT JOIN blame_results b ON b.run_id = r.run_id
+FROM runs r LEFT JOIN blame_results b ON b.run_id = r.run_id LEFT JOIN run_step_counts c ON c.run_id = r.run_id
 WHERE (@pipeline IS NULL OR r.pipeline = @pipeline)
   AND (@include_trials = 1 OR @filter = 'forked' OR r.provenance IS NULL)
-  AND (@search IS NULL OR r.pipeline LIKE @search ESCAPE '\\' OR r.run_id LIKE @search ESCAPE '\\'
-       OR EXISTS (SELECT 1 FROM steps s WHERE s.run_id = r.run_id
-                  AND (s.name LIKE @search ESCAPE '\\' OR s.input LIKE @search ESCAPE '\\' OR s.output LIKE @search ESCAPE '\\' OR s.error LIKE @search ESCAPE '\\')))
+  AND (@search IS NULL OR r.pipeline LIKE @search ESCAPE '\\' OR r.run_id LIKE @search ESCAPE '\\' OR ${stepText})
   AND (@filter = 'all'
        OR (@filter = 'failed' AND (r.status = 'error' OR json_extract(r.verdict, '$.pass') = 0 OR b.healthy = 0))
        OR (@filter = 'blamed' AND b.healthy = 0)
@@ -32,6 +49,18 @@ WHERE (@pipeline IS NULL OR r.pipeline = @pipeline)
        OR (@filter = 'imported' AND r.source_format <> 'native'))
 ORDER BY r.started_at DESC
 LIMIT @limit`;
+}
+
+/** The runs list without a search, or with one answered by scanning every step (queries of 1–2 characters). */
+export const LIST_RUNS_SQL = listRunsSql(LIKE_IN_STEPS);
+/** The runs list with a search answered through the step text index. */
+export const LIST_RUNS_INDEXED_SQL = `${TEXT_HITS}${listRunsSql(INDEXED_STEP_TEXT)}`;
+/**
+ * How long a search may spend indexing runs changed since the last one. The
+ * rest stay searched by scanning until a later search indexes them. About
+ * 15,000 steps of the benchmark's runs (bench/store-at-size.ts).
+ */
+const SEARCH_CATCH_UP_MS = 200;
 
 export const STEPS_OF_RUN_SQL = 'SELECT * FROM steps WHERE run_id = ? ORDER BY idx, started_at';
 
@@ -65,10 +94,20 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function listRuns(db: ReadableDb, q: ListRunsQuery = {}, now = Date.now()): RunSummary[] {
-  const rows = db.prepare(LIST_RUNS_SQL).all({
+/**
+ * The runs list (`tb list`, the UI's run list). It brings the derived tables it
+ * reads up to date first (step counts; the text index when searching), so it
+ * needs a writable handle.
+ */
+export function listRuns(db: Db, q: ListRunsQuery = {}, now = Date.now()): RunSummary[] {
+  catchUpStepCounts(db);
+  const text = q.search?.trim() || null;
+  const indexed = text === null ? null : stepTextQuery(text);
+  if (indexed) catchUpStepText(db, { budgetMs: SEARCH_CATCH_UP_MS });
+  const rows = db.prepare(indexed ? LIST_RUNS_INDEXED_SQL : LIST_RUNS_SQL).all({
+    ...(indexed ? { match: indexed.match, plain: indexed.plain ? 1 : 0 } : {}),
     pipeline: q.pipeline ?? null,
-    search: q.search && q.search.trim() !== '' ? likePattern(q.search.trim()) : null,
+    search: text === null ? null : likePattern(text),
     filter: q.filter ?? 'all',
     // Fork trials belong to their experiment: listed only when asked for (or under the "forked" filter).
     include_trials: q.includeTrials ? 1 : 0,

@@ -7,6 +7,7 @@ import { migration0006 } from './0006-trial-diagnostics';
 import { migration0007 } from './0007-run-state';
 import { migration0008 } from './0008-step-signatures';
 import { migration0009 } from './0009-runs-by-source-file';
+import { migration0010 } from './0010-run-step-counts-and-step-text';
 
 export interface Migration {
   version: number;
@@ -15,4 +16,4 @@ export interface Migration {
 }
 
 /** In order; a migration's version is its position (1-based). Never edit one that shipped: add a new one. */
-export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009];
+export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010];

@@ -1,0 +1,35 @@
+/**
+ * Tables derived from a run's steps (run_step_counts, step_text) are brought up
+ * to date lazily, by "catch-ups" that look only at runs changed since they last
+ * ran: every change to a run's steps moves `runs.updated_at` to the time of the
+ * change (write-records.ts, touchRuns), and `runs_by_update` finds those runs.
+ * A derived row is stamped with the run version it was built from; readers
+ * trust it only while the stamp equals `runs.updated_at`, so a catch-up that
+ * has not run yet makes a read slower, never wrong.
+ */
+import type { Db, ReadableDb } from './open-database';
+
+export type CatchUp = 'step_counts' | 'step_text';
+
+/**
+ * Where a catch-up got to: every run last changed before it is up to date. A
+ * mark later than the clock (the clock was set back) is not trusted: every run
+ * is looked at again.
+ */
+export function readMark(db: ReadableDb, name: CatchUp, now: number): number {
+  const row = db.prepare('SELECT at FROM catch_up_marks WHERE name = ?').get(name) as { at: number } | undefined;
+  return row === undefined || row.at > now ? 0 : row.at;
+}
+
+export function writeMark(db: Db, name: CatchUp, at: number): void {
+  db.prepare('INSERT INTO catch_up_marks (name, at) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET at = excluded.at').run(name, at);
+}
+
+/**
+ * The stamp for a row derived from a run at version `updatedAt`. A run changed
+ * in the current millisecond may change again within it and keep the same
+ * `updated_at`: its row is stamped as outdated (-1), built again next time.
+ */
+export function versionStamp(updatedAt: number, now: number): number {
+  return updatedAt < Math.floor(now) ? updatedAt : -1;
+}

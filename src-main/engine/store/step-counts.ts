@@ -1,0 +1,32 @@
+/**
+ * Step counts per run (run_step_counts, migration 0010), so the runs list does
+ * not count every run's steps on each read: counting them was half the time of
+ * listing 10,000 runs (bench/store-at-size.ts).
+ */
+import type { Db } from './open-database';
+import { readMark, versionStamp, writeMark } from './catch-up-marks';
+
+/** Counts again the steps of runs changed since the last catch-up. */
+export function catchUpStepCounts(db: Db, now = Date.now()): void {
+  const mark = readMark(db, 'step_counts', now);
+  const changed = db
+    .prepare(
+      `SELECT r.run_id, r.updated_at FROM runs r LEFT JOIN run_step_counts c ON c.run_id = r.run_id
+       WHERE r.updated_at >= ? AND c.version IS NOT r.updated_at ORDER BY r.updated_at`,
+    )
+    .all(mark) as { run_id: string; updated_at: number }[];
+  if (changed.length === 0) return;
+  const upsert = db.prepare(
+    `INSERT INTO run_step_counts (run_id, version, steps) VALUES (@run_id, @version, (SELECT COUNT(*) FROM steps WHERE run_id = @run_id))
+     ON CONFLICT(run_id) DO UPDATE SET version = excluded.version, steps = excluded.steps`,
+  );
+  db.transaction(() => {
+    let next: number | null = null;
+    for (const r of changed) {
+      const version = versionStamp(r.updated_at, now);
+      upsert.run({ run_id: r.run_id, version });
+      if (version === -1) next ??= r.updated_at;
+    }
+    writeMark(db, 'step_counts', next ?? changed[changed.length - 1].updated_at);
+  })();
+}

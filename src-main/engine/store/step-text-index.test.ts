@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { TraceRecord } from '../../../src-shared/trace-format';
+import { syntheticRunRecords } from '../../../test/support/synthetic-trace';
+import { openDatabase, type Db } from './open-database';
+import { createRecordWriter, touchRuns } from './write-records';
+import { listRuns } from './read-runs';
+import { catchUpStepText } from './step-text-index';
+
+function storeWith(...runs: TraceRecord[][]): Db {
+  const db = openDatabase(':memory:');
+  write(db, runs.flat());
+  return db;
+}
+
+/** Writes records as an import does: the records, then the runs they touched stamped with the time. */
+function write(db: Db, records: TraceRecord[], at = Date.now()): void {
+  const w = createRecordWriter(db, () => at);
+  db.transaction(() => {
+    w.applyBatch(records, null);
+    touchRuns(db, w.touchedRuns(), at);
+  })();
+}
+
+const search = (db: Db, text: string) => listRuns(db, { search: text }).map((r) => r.run_id).sort();
+const indexedDocs = (db: Db, text: string) =>
+  (db.prepare('SELECT rowid FROM step_text WHERE step_text MATCH ?').all(`"${text}"`) as { rowid: number }[]).length;
+
+describe('the step text index', () => {
+  it('a step imported again with other output is found by its new text only', () => {
+    const db = storeWith();
+    write(db, [...syntheticRunRecords({ runId: 'a', steps: 3 }), ...syntheticRunRecords({ runId: 'b', steps: 3 })], Date.now() - 1000);
+    expect(search(db, 'output of step 2')).toEqual(['a', 'b']);
+    write(db, [{ type: 'step-end', run_id: 'a', step_id: 's2', ts: 9, status: 'ok', output: { text: 'a rewritten answer' } }]);
+    expect(search(db, 'rewritten answer')).toEqual(['a']);
+    expect(search(db, 'output of step 2')).toEqual(['b']);
+    // The index itself was brought up to date, not only bypassed.
+    expect(indexedDocs(db, 'rewritten answer')).toBe(1);
+    expect(indexedDocs(db, 'output of step 2')).toBe(1);
+  });
+
+  it('a forgotten run leaves no hit and no document behind', () => {
+    const db = storeWith(syntheticRunRecords({ runId: 'gone', steps: 2 }), syntheticRunRecords({ runId: 'kept', steps: 2, pipeline: 'other' }));
+    catchUpStepText(db, { now: () => Date.now() + 1000 });
+    expect(indexedDocs(db, 'input of step 1')).toBe(2);
+    db.prepare("DELETE FROM runs WHERE run_id = 'gone'").run();
+    expect(search(db, 'input of step 1')).toEqual(['kept']);
+    expect(indexedDocs(db, 'input of step 1')).toBe(1);
+    expect(db.prepare('SELECT run_id FROM step_text_runs').all()).toEqual([{ run_id: 'kept' }]);
+  });
+
+  it('a catch-up out of time leaves the other runs for later, and a search still finds them', () => {
+    const t = Date.now() - 10_000;
+    const db = openDatabase(':memory:');
+    for (let i = 0; i < 5; i++) write(db, syntheticRunRecords({ runId: `r${i}`, steps: 4 }), t + i);
+    expect(catchUpStepText(db, { budgetMs: 0 })).toMatchObject({ runs: 1, steps: 4, complete: false });
+    expect(db.prepare('SELECT run_id FROM step_text_runs').all()).toEqual([{ run_id: 'r0' }]);
+    // A search indexes what its own budget allows and scans the rest: every run is found either way.
+    expect(search(db, 'input of step 3')).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+    expect(catchUpStepText(db)).toEqual({ runs: 0, steps: 0, complete: true });
+  });
+
+  it('a run changed in the millisecond it was indexed is indexed again, though its stamp did not move', () => {
+    const at = Date.now() - 5_000;
+    const db = storeWith();
+    write(db, syntheticRunRecords({ runId: 'r', steps: 2 }), at);
+    catchUpStepText(db, { now: () => at });
+    // Same millisecond: updated_at stays `at`.
+    write(db, [{ type: 'step-end', run_id: 'r', step_id: 's1', ts: 9, status: 'ok', output: { text: 'late words' } }], at);
+    expect(catchUpStepText(db, { now: () => at + 1 })).toMatchObject({ runs: 1 });
+    expect(indexedDocs(db, 'late words')).toBe(1);
+  });
+
+  it('after the clock was set back, runs changed at the earlier time are still indexed', () => {
+    const db = storeWith();
+    const now = Date.now();
+    write(db, syntheticRunRecords({ runId: 'future', steps: 1 }), now + 60_000);
+    catchUpStepText(db, { now: () => now + 120_000 });
+    write(db, syntheticRunRecords({ runId: 'past', steps: 1 }), now - 60_000);
+    expect(catchUpStepText(db, { now: () => now })).toMatchObject({ runs: 1 });
+    expect(indexedDocs(db, 'input of step 0')).toBe(2);
+  });
+});
+
+describe('stored step counts', () => {
+  it('the runs list counts steps added by a later import, and forgets a forgotten run', () => {
+    const db = storeWith(syntheticRunRecords({ runId: 'a', steps: 3 }), syntheticRunRecords({ runId: 'b', steps: 5, startTs: 1_800_000_000_000 }));
+    expect(listRuns(db).map((r) => [r.run_id, r.steps])).toEqual([['b', 5], ['a', 3]]);
+    write(db, [{ type: 'step-start', run_id: 'a', step_id: 'extra', name: 'late', ts: 5 } as TraceRecord], Date.now() + 1);
+    expect(listRuns(db).map((r) => [r.run_id, r.steps])).toEqual([['b', 5], ['a', 4]]);
+    expect(db.prepare("SELECT steps FROM run_step_counts WHERE run_id = 'a'").get()).toEqual({ steps: 4 });
+    db.prepare("DELETE FROM runs WHERE run_id = 'a'").run();
+    expect(db.prepare('SELECT run_id FROM run_step_counts').all()).toEqual([{ run_id: 'b' }]);
+  });
+});
