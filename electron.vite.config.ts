@@ -30,6 +30,8 @@ export default defineConfig({
     root: resolve(__dirname, 'src-renderer'),
     plugins: [react()],
     build: {
+      // TB_NO_MINIFY=1 keeps function names readable in a Chromium CPU profile (docs/benchmarks.md).
+      minify: process.env.TB_NO_MINIFY ? false : undefined,
       rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },
     },
   },

@@ -107,6 +107,11 @@ export interface BlameResult {
   /** Step ids from the top cause to the final output, following data lineage. */
   lineage_path: string[];
   step_scores: StepHealth[];
+  /**
+   * Only when blameRun was asked for notable step scores: the steps left out of step_scores because
+   * every check passed (score 1). A step in neither list had no scorer.
+   */
+  step_scores_passed?: string[];
   /** Failed steps the run recovered from (a retry, a fallback, or an error that was caught); never blamed. */
   recovered?: { step_id: string; name: string; by: string | null; reason: string }[];
   /** Steps repeated with the same content under one parent (no-progress loops); symptoms, not causes. */

@@ -51,8 +51,12 @@ export const callSchemas = {
   importPaths: z.object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(1000) }).strict(),
   /** With `runId`: only the problems that concern that run (by the run id in the line, else its file's), in line order. */
   listImportErrors: z.object({ limit: z.number().int().min(1).max(10_000).optional(), runId: runId.optional() }).strict(),
-  /** `failed`: the user says the run failed (blame then always ranks suspects); neither option is stored. */
-  blameRun: z.object({ runId, expected: z.string().max(100_000).optional(), failed: z.boolean().optional() }).strict(),
+  /**
+   * `failed`: the user says the run failed (blame then always ranks suspects); neither option is stored.
+   * `stepScores: 'notable'`: step_scores keeps only steps with a failed check or no full score, and the
+   * ids of steps whose every check passed go to step_scores_passed (for runs read in parts); default 'all'.
+   */
+  blameRun: z.object({ runId, expected: z.string().max(100_000).optional(), failed: z.boolean().optional(), stepScores: z.enum(['all', 'notable']).optional() }).strict(),
   /** Stores what the user says about a run ("Mark as failed…", optionally with the expected answer); `failed: false` with `clear` removes it. */
   markRun: z
     .object({ runId, failed: z.boolean(), expected: z.string().max(100_000).optional(), note: z.string().max(10_000).optional(), clear: z.boolean().optional() })

@@ -19,6 +19,7 @@ import { exportOtlp } from './ingest/foreign/index';
 import { createMotifService } from './motifs/motif-service';
 import { createExplainService } from './explain/explain-service';
 import { getRunSkeleton, getStepPayloads } from './store/read-run-pages';
+import { withNotableStepScores } from './notable-scores';
 
 const ENGINE_VERSION = '0.1.0';
 
@@ -75,7 +76,10 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       return { imported: r.imported, errors: r.errors };
     },
     listImportErrors: (a) => (a.runId ? importProblemsOfRun(db, resolveRunId(db, a.runId), a.limit) : listImportErrors(db, a.limit)),
-    blameRun: (a) => motifs.withSeenBefore(analysis.blame(a.runId, { expected: a.expected, failed: a.failed })),
+    blameRun: (a) => {
+      const result = motifs.withSeenBefore(analysis.blame(a.runId, { expected: a.expected, failed: a.failed }));
+      return a.stepScores === 'notable' ? withNotableStepScores(result) : result;
+    },
     markRun: (a) => {
       const result = analysis.mark(a.runId, a.clear ? null : { failed: a.failed, expected: a.expected ?? null, note: a.note ?? null });
       events.emit('data-changed', { runIds: [result.run_id] });

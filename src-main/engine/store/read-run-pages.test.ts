@@ -6,6 +6,7 @@ import { createEngine, type Engine } from '../create-engine';
 import { startServer, type RunningServer } from '../../serve/http-server';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
 import type { RunDetail } from '../../../src-shared/model';
+import type { BlameResult } from '../../../src-shared/analysis';
 import { detailFromSkeleton, withPayload, type RunSkeleton, type StepPayload } from '../../../src-shared/run-skeleton';
 
 let engine: Engine;
@@ -83,5 +84,49 @@ describe('a run read in pages over HTTP', () => {
     const small = await call<RunDetail>('getRun', { runId: 'big', maxSteps: 40 });
     expect(small.ok && small.value.steps.length).toBe(40);
     expect(await call('getRun', { runId: 'big', maxSteps: 39 })).toMatchObject({ ok: false, error: { code: 'unsupported', message: expect.stringMatching(/has 40 steps, more than 39/) } });
+  });
+
+  it('cuts a parent cycle exactly as getRun does, so the skeleton\'s tree is the same forest', async () => {
+    await setup(0);
+    const file = path.join(os.tmpdir(), `tb-cycle-${process.pid}.jsonl`);
+    const at = (i: number) => 1_700_000_000_000 + i;
+    const step = (id: string, parent: string | null, i: number) => [
+      { type: 'step-start', run_id: 'loop', step_id: id, parent_id: parent, index: i - 1, name: id, step_type: 'tool', replay_key: `${id}#0`, ts: at(i), input: i },
+      { type: 'step-end', run_id: 'loop', step_id: id, status: 'ok', ts: at(i) + 1, output: i },
+    ];
+    const records = [
+      { type: 'run-start', v: '1.0', run_id: 'loop', pipeline: 'cycles', ts: at(0), input: 'x' },
+      ...step('a', 'c', 1),
+      ...step('b', 'a', 2),
+      ...step('c', 'b', 3),
+      ...step('d', null, 4),
+      ...step('e', 'd', 5),
+      { type: 'run-end', run_id: 'loop', status: 'ok', ts: at(9), output: 'y' },
+    ];
+    fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const imported = await engine.call('importPaths', { paths: [file] });
+    if (!imported.ok) throw new Error(imported.error.message);
+    const whole = await value<RunDetail>('getRun', { runId: 'loop' });
+    const skeleton = await value<RunSkeleton>('getRunSkeleton', { runId: 'loop' });
+    expect(whole.run.extra.$parent_cycles_broken).toHaveLength(1);
+    expect(skeleton.run.extra).toEqual(whole.run.extra);
+    expect(skeleton.steps.parent_id).toEqual(whole.steps.map((s) => s.parent_id));
+    expect(skeleton.steps.parent_id.filter((p) => p === null)).toHaveLength(2);
+  });
+
+  it('blame with notable step scores keeps every failing or partial score whole and lists fully passing steps by id', async () => {
+    await setup(400);
+    const all = await value<BlameResult>('blameRun', { runId: 'big' });
+    const notable = await value<BlameResult>('blameRun', { runId: 'big', stepScores: 'notable' });
+    const passed = new Set(notable.step_scores_passed);
+    for (const s of all.step_scores) {
+      const fullPass = s.score === 1 && s.checks.length > 0 && s.checks.every((c) => c.value === 1);
+      if (fullPass) expect(passed.has(s.step_id)).toBe(true);
+      else if (s.score !== null || s.checks.length) expect(notable.step_scores).toContainEqual(s);
+    }
+    expect(notable.step_scores.find((s) => s.step_id === 's7')?.score).toBeLessThan(1);
+    expect({ ...notable, step_scores: undefined, step_scores_passed: undefined }).toEqual({ ...all, step_scores: undefined });
+    expect(JSON.stringify(notable).length).toBeLessThan(JSON.stringify(all).length / 3);
+    expect(await call('blameRun', { runId: 'big', stepScores: 'some' })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
   });
 });

@@ -8,27 +8,13 @@ import type { RunSkeleton, StepColumns, StepPayload } from '../../../src-shared/
 import type { ReadableDb } from './open-database';
 import { readRunHead, resolveRunId } from './read-runs';
 import { scoresOf } from './rows';
-import { breakParentCycles } from './parent-cycles';
+import { cutParentCycles } from './parent-cycles';
 
 // The same order as read-runs.ts STEPS_OF_RUN_SQL, so positions agree with getRun's steps.
 const SKELETON_SQL = `
 SELECT step_id, parent_id, idx, name, type, replay_key, status, started_at, ended_at, model, replayed
 FROM steps WHERE run_id = ? ORDER BY idx, started_at`;
 const PAYLOAD_COLUMNS = 'step_id, input, output, error, usage, metadata, extra';
-
-interface SkeletonRow {
-  step_id: string;
-  parent_id: string | null;
-  idx: number;
-  name: string;
-  type: string;
-  replay_key: string;
-  status: StepColumns['status'][number];
-  started_at: number;
-  ended_at: number | null;
-  model: string | null;
-  replayed: number;
-}
 
 interface PayloadRow {
   step_id: string;
@@ -42,30 +28,47 @@ interface PayloadRow {
 
 export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.now()): RunSkeleton {
   const runId = resolveRunId(db, idOrPrefix);
-  const rows = db.prepare(SKELETON_SQL).all(runId) as SkeletonRow[];
-  const { run, scoresByStep: byStep } = readRunHead(db, runId, rows.length, now);
-  // As getRun does: one parent link of each cycle is cut, so every tree walk sees a forest.
-  const links = rows.map((r) => ({ step_id: r.step_id, parent_id: r.parent_id, index: r.idx }));
-  const cut = breakParentCycles(links);
-  if (cut.length) run.extra = { ...run.extra, $parent_cycles_broken: cut.slice(0, 100) };
+  // Rows as arrays, straight into columns: an object per row was a third of the read at 100,000 steps.
+  const rows = db.prepare(SKELETON_SQL).raw().all(runId) as unknown[][];
+  const n = rows.length;
+  const { run, scoresByStep: byStep } = readRunHead(db, runId, n, now);
   const steps: StepColumns = {
-    step_id: rows.map((r) => r.step_id),
-    parent_id: links.map((l) => l.parent_id),
-    index: rows.map((r) => r.idx),
-    name: rows.map((r) => r.name),
-    type: rows.map((r) => r.type as StepColumns['type'][number]),
-    replay_key: rows.map((r) => r.replay_key),
-    status: rows.map((r) => r.status),
-    started_at: rows.map((r) => r.started_at),
-    ended_at: rows.map((r) => r.ended_at),
-    model: rows.map((r) => r.model),
-    replayed: rows.map((r) => r.replayed === 1),
+    step_id: new Array(n),
+    parent_id: new Array(n),
+    index: new Array(n),
+    name: new Array(n),
+    type: new Array(n),
+    replay_key: new Array(n),
+    status: new Array(n),
+    started_at: new Array(n),
+    ended_at: new Array(n),
+    model: new Array(n),
+    replayed: new Array(n),
     user_scores: {},
   };
-  rows.forEach((r, i) => {
-    const scored = byStep.get(r.step_id);
-    if (scored) steps.user_scores[i] = scoresOf(scored);
-  });
+  for (let i = 0; i < n; i++) {
+    const r = rows[i];
+    steps.step_id[i] = r[0] as string;
+    steps.parent_id[i] = r[1] as string | null;
+    steps.index[i] = r[2] as number;
+    steps.name[i] = r[3] as string;
+    steps.type[i] = r[4] as StepColumns['type'][number];
+    steps.replay_key[i] = r[5] as string;
+    steps.status[i] = r[6] as StepColumns['status'][number];
+    steps.started_at[i] = r[7] as number;
+    steps.ended_at[i] = r[8] as number | null;
+    steps.model[i] = r[9] as string | null;
+    steps.replayed[i] = r[10] === 1;
+  }
+  // As getRun does: one parent link of each cycle is cut, so every tree walk sees a forest.
+  const cut = cutParentCycles(steps.step_id, steps.parent_id, steps.index);
+  if (cut.length) run.extra = { ...run.extra, $parent_cycles_broken: cut.slice(0, 100).map((i) => steps.step_id[i]) };
+  if (byStep.size) {
+    for (let i = 0; i < n; i++) {
+      const scored = byStep.get(steps.step_id[i]);
+      if (scored) steps.user_scores[i] = scoresOf(scored);
+    }
+  }
   return { run, steps };
 }
 

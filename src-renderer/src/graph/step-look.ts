@@ -17,12 +17,25 @@ export function indexBlame(blame: BlameResult | undefined): BlameIndex {
   const roles = [...stepRoles(blame)];
   const having = (role: StepRole) => new Set(roles.filter(([, r]) => r === role).map(([id]) => id));
   return {
-    health: new Map((blame?.step_scores ?? []).map((h) => [h.step_id, h])),
+    health: healthById(blame),
     blamed: having('blamed'),
     coBlamed: having('co-blamed'),
     symptoms: having('symptom'),
     lineage: new Set(blame?.lineage_path ?? []),
   };
+}
+
+/**
+ * Each scored step's health. Steps a notable-only blame listed by id (every check passed) get score 1 and
+ * no itemised checks; the step panel says their checks passed without listing them.
+ */
+const PASSED: StepHealth = Object.freeze({ step_id: '', name: '', type: 'generic', index: -1, score: 1, checks: [] });
+
+function healthById(blame: BlameResult | undefined): Map<string, StepHealth> {
+  const health = new Map<string, StepHealth>();
+  for (const id of blame?.step_scores_passed ?? []) health.set(id, PASSED);
+  for (const h of blame?.step_scores ?? []) health.set(h.step_id, h);
+  return health;
 }
 
 /** Below this a scorer's verdict reads as "probably wrong". */

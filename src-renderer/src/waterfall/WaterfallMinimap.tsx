@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react';
 import type { Step } from '../../../src-shared/model';
-import { endOf, type TimeRange } from './time-axis';
+import type { TimeRange } from './time-axis';
+import { stripCoverage } from './strip-coverage';
 
 const HEIGHT = 34;
 
@@ -37,19 +38,24 @@ export function WaterfallMinimap({ steps, span, view, onRange }: { steps: Step[]
     const css = getComputedStyle(c);
     const normal = css.getPropertyValue('--t-llm').trim() || '#2f6fdb';
     const bad = css.getPropertyValue('--bad').trim() || '#d1343b';
-    const total = span.to - span.from;
-    const n = steps.length;
-    const x = (t: number) => ((t - span.from) / total) * width;
+    const rows = HEIGHT - 2;
+    const cover = stripCoverage(steps, span, width, rows);
     // Ordinary steps first, errors over them so that they are never hidden.
-    for (const pass of [false, true]) {
+    for (const pass of [0, 1]) {
       ctx.fillStyle = pass ? bad : normal;
       ctx.globalAlpha = pass ? 1 : 0.55;
-      for (let i = 0; i < n; i++) {
-        const s = steps[i];
-        if ((s.status === 'error') !== pass) continue;
-        const x0 = x(s.started_at);
-        const w = Math.max(1, x(endOf(s, span.to)) - x0);
-        ctx.fillRect(x0, (i / n) * (HEIGHT - 2), w, Math.max(1, (HEIGHT - 2) / n));
+      const grid = cover[pass];
+      for (let y = 0; y < rows; y++) {
+        // One rectangle per run of covered pixels in the row, not one per step.
+        for (let px = 0; px < width; ) {
+          if (grid[y * width + px] <= 0) {
+            px++;
+            continue;
+          }
+          const from = px;
+          while (px < width && grid[y * width + px] > 0) px++;
+          ctx.fillRect(from, y, px - from, 1);
+        }
       }
     }
     ctx.globalAlpha = 1;

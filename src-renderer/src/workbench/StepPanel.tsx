@@ -226,7 +226,11 @@ function ScoresSection({ health, step, blame }: { health: StepHealth | undefined
           Blamed ({finding.rule}, {formatScore(finding.score)}) whatever its scorers said: <TraceText text={finding.reason} truncateAt={400} />
         </p>
       )}
-      {all.length === 0 ? (
+      {all.length === 0 && health?.score === 1 && blame?.step_scores_passed ? (
+        <span className="muted" data-testid="checks-passed-unlisted">
+          Every check passed. Passing checks are not itemised for a run this big.
+        </span>
+      ) : all.length === 0 ? (
         <span className="muted">No scorer applied to this step.</span>
       ) : (
         <ul className="checks">
