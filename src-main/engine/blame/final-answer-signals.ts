@@ -49,7 +49,9 @@ function isGuardrail(step: Step, namePatterns: RegExp[]): boolean {
   const attrs = step.metadata.attributes;
   if (isObj(attrs) && typeof attrs['openinference.span.kind'] === 'string' && attrs['openinference.span.kind'].toUpperCase() === 'GUARDRAIL') return true;
   if (step.metadata.guardrail === true || step.metadata.span_kind === 'GUARDRAIL') return true;
-  return namePatterns.some((re) => re.test(step.name));
+  // A loop rather than .some: this runs for every step, and a closure per step was measurable garbage on 100k-step runs.
+  for (let i = 0; i < namePatterns.length; i++) if (namePatterns[i].test(step.name)) return true;
+  return false;
 }
 
 /** Does a guardrail's output say it blocked, flagged or replaced the content? */

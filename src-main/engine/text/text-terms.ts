@@ -4,8 +4,6 @@
  */
 import { porterStem } from './porter-stem';
 
-const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)?/gu;
-
 // A short English list (the SMART and NLTK lists share these); domain words
 // such as "error" or "price" are deliberately not in it.
 export const STOPWORDS = new Set(
@@ -32,12 +30,63 @@ export function stemTerm(word: string): string {
   return s;
 }
 
-/** Lower-cased words in order, at most `max` of them. */
+const OTHER = 0;
+const NUMBER = 1;
+const LETTER = 2;
+const IS_LETTER = /\p{L}/u;
+const IS_NUMBER = /\p{N}/u;
+// Classes of the non-ASCII code points met so far (few distinct ones in practice; cleared if it ever grows large).
+const wideClass = new Map<number, number>();
+
+/** OTHER, NUMBER (\p{N}) or LETTER (\p{L}) for a code point; a lone surrogate is OTHER. */
+function classOf(cp: number): number {
+  if (cp < 128) return (cp >= 97 && cp <= 122) || (cp >= 65 && cp <= 90) ? LETTER : cp >= 48 && cp <= 57 ? NUMBER : OTHER;
+  let k = wideClass.get(cp);
+  if (k === undefined) {
+    const ch = String.fromCodePoint(cp);
+    k = IS_LETTER.test(ch) ? LETTER : IS_NUMBER.test(ch) ? NUMBER : OTHER;
+    if (wideClass.size > 20_000) wideClass.clear();
+    wideClass.set(cp, k);
+  }
+  return k;
+}
+
+/**
+ * Lower-cased words in order, at most `max` of them. A word is what
+ * /[\p{L}\p{N}]+(?:['’]\p{L}+)?/u matches ("don't", "ORD-99" is two words),
+ * found by a scan over code points instead: the regular expression allocated
+ * a match array per word, a large share of blame's garbage on big runs (measured).
+ */
 export function wordsOf(text: string, max = Number.POSITIVE_INFINITY): string[] {
   const out: string[] = [];
-  WORD.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = WORD.exec(text)) !== null && out.length < max) out.push(m[0].toLowerCase());
+  const n = text.length;
+  let i = 0;
+  while (i < n && out.length < max) {
+    let cp = text.codePointAt(i)!;
+    if (classOf(cp) === OTHER) {
+      i += cp > 0xffff ? 2 : 1;
+      continue;
+    }
+    const start = i;
+    do {
+      i += cp > 0xffff ? 2 : 1;
+      if (i >= n) break;
+      cp = text.codePointAt(i)!;
+    } while (classOf(cp) !== OTHER);
+    // An apostrophe followed by letters continues the word ("don't"); digits after it do not.
+    const c = i + 1 < n ? text.charCodeAt(i) : 0;
+    if (c === 39 || c === 0x2019) {
+      let j = i + 1;
+      cp = text.codePointAt(j)!;
+      while (classOf(cp) === LETTER) {
+        j += cp > 0xffff ? 2 : 1;
+        if (j >= n) break;
+        cp = text.codePointAt(j)!;
+      }
+      if (j > i + 1) i = j;
+    }
+    out.push(text.slice(start, i).toLowerCase());
+  }
   return out;
 }
 
@@ -46,9 +95,19 @@ export function termsOf(text: string, max = Number.POSITIVE_INFINITY): string[] 
   const out: string[] = [];
   for (const w of wordsOf(text, max)) {
     if (STOPWORDS.has(w)) continue;
-    out.push(stemTerm(w.replace(/['’].*$/, '')));
+    // The stem of "don't" is the stem of "don" (what /['’].*$/ removed, without a regular expression per word).
+    const cut = apostropheAt(w);
+    out.push(stemTerm(cut === -1 ? w : w.slice(0, cut)));
   }
   return out;
+}
+
+function apostropheAt(w: string): number {
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if (c === 39 || c === 0x2019) return i;
+  }
+  return -1;
 }
 
 export function termSet(text: string, max?: number): Set<string> {

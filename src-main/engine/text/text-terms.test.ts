@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { termsOf, wordsOf } from './text-terms';
+
+// The definition wordsOf keeps, as the regular expression it replaced.
+const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)?/gu;
+function wordsByRegex(text: string, max = Number.POSITIVE_INFINITY): string[] {
+  const out: string[] = [];
+  WORD.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = WORD.exec(text)) !== null && out.length < max) out.push(m[0].toLowerCase());
+  return out;
+}
+
+const TEXTS = [
+  'Check order ORD-100005 (step 5) against ledger LG-1005.',
+  "don't can't it’s rock'n'roll o'2 end' 'start x'",
+  'Ünïcödé naïve café Straße ΣΊΣΥΦΟΣ 東京 ٣٤٥ ²³ ½ Ⅻ',
+  'math 𝐀𝐁𝐂 emoji 😀 and a lone \ud800 surrogate \udc00x',
+  "trailing apostrophe'",
+  '',
+  '1,200.50 — “quoted” text\twith\nbreaks',
+  "a'𝐀b'😀",
+];
+
+describe('wordsOf', () => {
+  it('finds the words the regular expression found, in every script, with apostrophes and astral letters', () => {
+    for (const t of TEXTS) expect(wordsOf(t)).toEqual(wordsByRegex(t));
+  });
+
+  it('stops at `max` words', () => {
+    const t = TEXTS.join(' ');
+    for (const max of [0, 1, 3, 10]) expect(wordsOf(t, max)).toEqual(wordsByRegex(t, max));
+  });
+});
+
+describe('termsOf', () => {
+  it('stems a word without what follows its apostrophe and drops stop words (checked whole: "aren\'t" is not "aren")', () => {
+    expect(termsOf("The retriever's passages aren't relevant")).toEqual(['retriev', 'passag', 'aren', 'relev']);
+  });
+});
