@@ -195,27 +195,35 @@ export function createRecordWriter(db: Db, now: () => number = Date.now): Record
   const applyBatch = (records: TraceRecord[], sourceFile: string | null): string[][] => {
     currentSource = sourceFile;
     const ops: Op[] = [];
-    const lastOp = new Map<string, number>();
-    const truncated: string[][] = [];
-    const add = (key: string, op: Op) => {
-      const at = lastOp.get(key);
-      const merged = at === undefined ? null : composeOps(ops[at], op);
-      if (merged) ops[at!] = merged;
-      else {
-        lastOp.set(key, ops.length);
-        ops.push(op);
-      }
-    };
-    for (const record of records) {
+    // Where each row's latest op is, by run id then step id: no key string is built per record.
+    const runOpAt = new Map<string, number>();
+    const stepOpAt = new Map<string, Map<string, number>>();
+    const truncated: string[][] = new Array(records.length);
+    for (let r = 0; r < records.length; r++) {
+      const record = records[r];
       const p = patchesFor(record);
-      truncated.push(p.truncated);
+      truncated[r] = p.truncated;
+      const runId = record.run_id;
       const fallbackTs = 'ts' in record && typeof record.ts === 'number' ? record.ts : now();
-      touched.add(record.run_id);
+      touched.add(runId);
       // The run row must exist before its steps (foreign key), so its op comes first.
-      if (p.run || (!ensured.has(record.run_id) && !lastOp.has(`r:${record.run_id}`))) {
-        add(`r:${record.run_id}`, { kind: 'run', patch: p.run ?? { run_id: record.run_id }, fallbackTs });
+      if (p.run || (!ensured.has(runId) && !runOpAt.has(runId))) {
+        const patch = p.run ?? { run_id: runId };
+        const at = runOpAt.get(runId);
+        if (at === undefined || !composePatches(ops[at].patch as RunPatch, patch)) {
+          runOpAt.set(runId, ops.length);
+          ops.push({ kind: 'run', patch, fallbackTs });
+        }
       }
-      if (p.step) add(`s:${p.step.run_id}\u0000${p.step.step_id}`, { kind: 'step', patch: p.step, fallbackTs });
+      if (p.step) {
+        let steps = stepOpAt.get(p.step.run_id);
+        if (steps === undefined) stepOpAt.set(p.step.run_id, (steps = new Map()));
+        const at = steps.get(p.step.step_id);
+        if (at === undefined || !composePatches(ops[at].patch as StepPatch, p.step)) {
+          steps.set(p.step.step_id, ops.length);
+          ops.push({ kind: 'step', patch: p.step, fallbackTs });
+        }
+      }
       if (p.score) ops.push({ kind: 'score', patch: p.score });
     }
     for (const op of ops) {
@@ -238,16 +246,15 @@ export function createRecordWriter(db: Db, now: () => number = Date.now): Record
 }
 
 /**
- * Two patches of the same row as one, with the result the store would reach
- * applying them in turn; null when that cannot be guaranteed (a JSON null in
- * merged metadata deletes keys, which does not compose), and then both are applied.
+ * Folds patch `b` into patch `a` of the same row (both a run's or both a step's), with the result the store
+ * would reach applying them in turn; false when that cannot be guaranteed (a JSON null in merged metadata
+ * deletes keys, which does not compose), and then both are applied.
  */
-function composeOps(a: Op, b: Op): Op | null {
-  if (a.kind === 'score' || b.kind !== a.kind) return null;
+function composePatches(a: RunPatch | StepPatch, b: RunPatch | StepPatch): boolean {
   // Patches are created per record and owned by this batch, so `a` is updated in place.
-  const ap = a.patch as unknown as Record<string, unknown>;
-  const bp = b.patch as unknown as Record<string, unknown>;
-  if (hasJsonNull(ap.metadata) || hasJsonNull(bp.metadata) || hasJsonNull(ap.extra) || hasJsonNull(bp.extra)) return null;
+  const ap = a as unknown as Record<string, unknown>;
+  const bp = b as unknown as Record<string, unknown>;
+  if (hasJsonNull(ap.metadata) || hasJsonNull(bp.metadata) || hasJsonNull(ap.extra) || hasJsonNull(bp.extra)) return false;
   for (const k in bp) {
     const v = bp[k];
     if (v === undefined) continue;
@@ -256,7 +263,7 @@ function composeOps(a: Op, b: Op): Op | null {
     else if (k === 'replayed') ap.replayed = ap.replayed === true || v === true;
     else ap[k] = v;
   }
-  return a;
+  return true;
 }
 
 function hasJsonNull(text: unknown): boolean {
