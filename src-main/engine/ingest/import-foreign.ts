@@ -1,7 +1,9 @@
 /**
  * Import of a foreign-format file (OTLP/JSON, LangChain run trees, chat
- * transcripts): the file is parsed whole and re-parsed when it changes;
- * upserts keep that idempotent. All of it is stored in one transaction.
+ * transcripts), read again whole when it changes; upserts keep that
+ * idempotent. OTLP/JSON is streamed in two passes and committed in blocks
+ * (otlp/otlp-stream-import.ts); the other formats are parsed whole and stored
+ * in one transaction.
  */
 import fs from 'node:fs';
 import { isUtf8 } from 'node:buffer';
@@ -14,8 +16,23 @@ import { parseForeign } from './foreign-formats';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
+import { importOtlpStreaming, type StreamImportOptions } from './otlp/otlp-stream-import';
+import { UnusualOtlpShape } from './otlp/otlp-span-stream';
 
-export function importForeign(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[]): FileImportResult {
+export function importForeign(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): FileImportResult {
+  if (format === 'otlp') {
+    try {
+      return importOtlpStreaming(db, fd, file, size, format, newErrors, opts);
+    } catch (err) {
+      // A document shape the streaming reader does not follow (found before anything is stored): read it whole.
+      if (!(err instanceof UnusualOtlpShape)) throw err;
+    }
+  }
+  return importWhole(db, fd, file, size, format, newErrors);
+}
+
+/** The whole file parsed at once and stored in one transaction: the other foreign formats, and the reference for the streaming import's tests. */
+export function importWhole(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[]): FileImportResult {
   const bytes = fs.readFileSync(fd);
   const text = bytes.toString('utf8');
   const parsed = parseForeign(text, format, file);

@@ -4,6 +4,7 @@
  * the later-starting one is marked `duplicate_of` so tokens and blame are
  * counted once.
  */
+import { createHash } from 'node:crypto';
 import type { Json } from '../../../../src-shared/trace-format';
 import type { ForeignStep } from './foreign-run';
 
@@ -36,16 +37,35 @@ function nested(inner: ForeignStep, outer: ForeignStep): boolean {
   return inner.start >= outer.start - NESTING_TOLERANCE_MS && inner.end <= outer.end + NESTING_TOLERANCE_MS;
 }
 
+/** Texts longer than this are compared by digest when a step is kept as a summary. */
+const DIGEST_ABOVE_CHARS = 64;
+
+/** The call text of a value as compared below; long texts as a digest that no real text equals (it starts with NUL). */
+export function callText(value: Json | undefined): string {
+  const t = text(value).trim();
+  return t.length > DIGEST_ABOVE_CHARS ? `\u0000sha1:${createHash('sha1').update(t).digest('base64')}` : t;
+}
+
+function inputText(s: ForeignStep): string {
+  return s.summary ? s.summary.inputText : text(s.input).trim();
+}
+function outputText(s: ForeignStep): string {
+  return s.summary ? s.summary.outputText : text(s.output).trim();
+}
+function hasOutput(s: ForeignStep): boolean {
+  return s.summary ? s.summary.hasOutput : !!s.output;
+}
+
 function sameCall(a: ForeignStep, b: ForeignStep): boolean {
   const ua = a.usage;
   const ub = b.usage;
   if (ua?.input_tokens !== undefined && ub?.input_tokens !== undefined && ua.output_tokens !== undefined && ub.output_tokens !== undefined) {
     return ua.input_tokens === ub.input_tokens && ua.output_tokens === ub.output_tokens;
   }
-  const oa = text(a.output).trim();
-  if (oa !== '' && oa === text(b.output).trim()) return true;
-  const ia = text(a.input).trim();
-  return ia !== '' && ia === text(b.input).trim() && !a.output && !b.output;
+  const oa = outputText(a);
+  if (oa !== '' && oa === outputText(b)) return true;
+  const ia = inputText(a);
+  return ia !== '' && ia === inputText(b) && !hasOutput(a) && !hasOutput(b);
 }
 
 /** Step ids (in the given start order) that repeat an earlier step's model call, mapped to that step's id. */

@@ -31,6 +31,20 @@ export interface ForeignStep {
   replayKey?: string;
   /** Where the step was found in the file, for messages. */
   position: { line: number; path: string };
+  /**
+   * What the whole-run rules read of input and output, for a step kept without them (the streaming
+   * import holds one of these per span instead of the span's payloads).
+   */
+  summary?: StepSummary;
+}
+
+interface StepSummary {
+  /** The call text of input and output as duplicate detection compares them (long texts as a digest). */
+  inputText: string;
+  outputText: string;
+  hasOutput: boolean;
+  /** Error-shaped lines of input and output (upstream-errors.ts). */
+  errorLines: string[];
 }
 
 export interface ForeignRun {

@@ -129,7 +129,25 @@ function orderSteps(steps: ForeignStep[]): ForeignStep[] {
   return out;
 }
 
-export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord[] {
+/**
+ * The whole-run decisions, made once every step of the run is known: start
+ * order, replay keys, final parents (orphans adopted, cycles cut), synthetic
+ * roots, duplicate calls, upstream errors, the root. Steps may be summaries
+ * (no input or output): nothing here reads payloads except through them.
+ */
+export interface RunPlan {
+  /** Every step in start order, synthetic roots included, with its final parent. */
+  ordered: ForeignStep[];
+  index: Map<string, number>;
+  keys: Map<string, string>;
+  duplicates: Map<string, string>;
+  upstream: Map<string, string[]>;
+  root: ForeignStep | undefined;
+  /** The run gets a run-end. */
+  complete: boolean;
+}
+
+export function planRun(run: ForeignRun, issues: ForeignIssue[]): RunPlan {
   // The first occurrence of a repeated id wins; later ones are reported.
   const unique: ForeignStep[] = [];
   const ids = new Set<string>();
@@ -162,7 +180,6 @@ export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord
   breakCycles(run, unique, issues);
   const adopted = unique.map((s) => (s.parentId !== null && orphansByParent.has(s.parentId) ? { ...s, parentId: `missing-parent:${s.parentId}` } : s));
   const ordered = orderSteps([...synthetic, ...adopted]);
-  for (const s of synthetic) ids.add(s.id);
   const index = new Map(ordered.map((s, i) => [s.id, i]));
   const keys = new Map<string, string>();
   const counts = new Map<string, Map<string, number>>();
@@ -202,62 +219,80 @@ export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord
 
   const roots = ordered.filter((s) => s.parentId === null);
   const root = roots.find((s) => !s.startMetadata.synthetic) ?? roots[0];
-  const records: TraceRecord[] = [];
-  const runStart = {
+  const complete = run.finished && orphansByParent.size === 0 && ordered.every((s) => s.end !== null);
+  return { ordered, index, keys, duplicates, upstream, root, complete };
+}
+
+/** The run-start record; `rootInput` is the root step's input (absent when the root is only summarised so far). */
+export function runStartRecord(run: ForeignRun, plan: RunPlan, rootInput: Json | undefined): TraceRecord {
+  const record = {
     type: 'run-start' as const,
     v: TRACE_FORMAT_VERSION,
     run_id: run.runId,
     pipeline: run.pipeline,
-    ts: minOf(ordered.map((s) => s.start)),
-    ...(run.input !== undefined ? { input: run.input } : root?.input !== undefined ? { input: root.input } : {}),
+    ts: minOf(plan.ordered.map((s) => s.start)),
+    ...(run.input !== undefined ? { input: run.input } : rootInput !== undefined ? { input: rootInput } : {}),
     source_format: run.format,
     ...run.extra,
   };
-  records.push(runStart);
+  return record;
+}
 
-  for (const step of ordered) {
-    const startMetadata: Record<string, Json> = { ...step.startMetadata };
-    if (duplicates.has(step.id)) startMetadata.duplicate_of = duplicates.get(step.id)!;
-    const quotes = upstream.get(step.id);
-    if (quotes) startMetadata.upstream_error = quotes.length === 1 ? quotes[0] : quotes;
-    records.push({
-      type: 'step-start',
-      run_id: run.runId,
-      step_id: step.id,
-      parent_id: step.parentId,
-      index: index.get(step.id)!,
-      name: step.name,
-      step_type: step.type,
-      replay_key: keys.get(step.id)!,
-      ts: step.start,
-      ...(step.input !== undefined ? { input: step.input } : {}),
-      metadata: startMetadata,
-    });
-    if (step.end === null) continue;
-    records.push({
-      type: 'step-end',
-      run_id: run.runId,
-      step_id: step.id,
-      ts: step.end,
-      status: step.status,
-      ...(step.output !== undefined ? { output: step.output } : {}),
-      ...(step.error ? { error: step.error } : {}),
-      ...(step.model ? { model: step.model } : {}),
-      ...(step.usage && Object.keys(step.usage).length ? { usage: step.usage } : {}),
-      ...(Object.keys(step.endMetadata).length ? { metadata: step.endMetadata } : {}),
-    });
-  }
+/** The step-start (and step-end, when it ended) of one step with its payloads; parent, order and key come from the plan. */
+export function stepRecords(run: ForeignRun, plan: RunPlan, step: ForeignStep, out: TraceRecord[]): void {
+  const at = plan.index.get(step.id)!;
+  const startMetadata: Record<string, Json> = { ...step.startMetadata };
+  const duplicateOf = plan.duplicates.get(step.id);
+  if (duplicateOf !== undefined) startMetadata.duplicate_of = duplicateOf;
+  const quotes = plan.upstream.get(step.id);
+  if (quotes) startMetadata.upstream_error = quotes.length === 1 ? quotes[0] : quotes;
+  out.push({
+    type: 'step-start',
+    run_id: run.runId,
+    step_id: step.id,
+    parent_id: plan.ordered[at].parentId,
+    index: at,
+    name: step.name,
+    step_type: step.type,
+    replay_key: plan.keys.get(step.id)!,
+    ts: step.start,
+    ...(step.input !== undefined ? { input: step.input } : {}),
+    metadata: startMetadata,
+  });
+  if (step.end === null) return;
+  out.push({
+    type: 'step-end',
+    run_id: run.runId,
+    step_id: step.id,
+    ts: step.end,
+    status: step.status,
+    ...(step.output !== undefined ? { output: step.output } : {}),
+    ...(step.error ? { error: step.error } : {}),
+    ...(step.model ? { model: step.model } : {}),
+    ...(step.usage && Object.keys(step.usage).length ? { usage: step.usage } : {}),
+    ...(Object.keys(step.endMetadata).length ? { metadata: step.endMetadata } : {}),
+  });
+}
 
-  const complete = run.finished && orphansByParent.size === 0 && ordered.every((s) => s.end !== null);
-  if (complete && root) {
-    records.push({
-      type: 'run-end',
-      run_id: run.runId,
-      ts: maxOf(ordered.map((s) => s.end!)),
-      status: root.status,
-      ...(run.output !== undefined ? { output: run.output } : root.output !== undefined ? { output: root.output } : {}),
-      ...(root.error ? { error: root.error } : {}),
-    });
-  }
+/** The run-end record, or null when the run is incomplete; `rootOutput` is the root step's output. */
+export function runEndRecord(run: ForeignRun, plan: RunPlan, rootOutput: Json | undefined): TraceRecord | null {
+  const root = plan.root;
+  if (!plan.complete || !root) return null;
+  return {
+    type: 'run-end',
+    run_id: run.runId,
+    ts: maxOf(plan.ordered.map((s) => s.end!)),
+    status: root.status,
+    ...(run.output !== undefined ? { output: run.output } : rootOutput !== undefined ? { output: rootOutput } : {}),
+    ...(root.error ? { error: root.error } : {}),
+  };
+}
+
+export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord[] {
+  const plan = planRun(run, issues);
+  const records: TraceRecord[] = [runStartRecord(run, plan, plan.root?.input)];
+  for (const step of plan.ordered) stepRecords(run, plan, step, records);
+  const end = runEndRecord(run, plan, plan.root?.output);
+  if (end) records.push(end);
   return records;
 }

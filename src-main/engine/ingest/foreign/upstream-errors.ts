@@ -39,6 +39,13 @@ function errorLines(value: Json | undefined): string[] {
   return found;
 }
 
+/** Error-shaped lines of a step's input, then its output (what a StepSummary keeps). */
+export function stepErrorLines(input: Json | undefined, output: Json | undefined): string[] {
+  const lines = errorLines(input);
+  for (const l of errorLines(output)) lines.push(l);
+  return lines;
+}
+
 export interface UpstreamError {
   stepId: string;
   quote: string;
@@ -54,7 +61,7 @@ export function findUpstreamErrors(ordered: ForeignStep[]): UpstreamError[] {
   const found: UpstreamError[] = [];
   for (const step of ordered) {
     if (step.status === 'error') continue;
-    for (const line of [...errorLines(step.input), ...errorLines(step.output)]) {
+    for (const line of step.summary ? step.summary.errorLines : stepErrorLines(step.input, step.output)) {
       if (seen.has(line)) continue;
       seen.add(line);
       if (!explained(line)) found.push({ stepId: step.id, quote: line });

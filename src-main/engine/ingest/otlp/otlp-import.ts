@@ -10,7 +10,7 @@ import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-r
 import { eventsOf, spanError, spanFacts } from './otlp-span-mapping';
 import { attributeMap, decodeId, nanosToMs, spanKindName, statusIsError } from './otlp-values';
 
-interface Located {
+export interface Located {
   span: Record<string, unknown>;
   path: string;
   line: number;
@@ -44,7 +44,7 @@ function spanIdLines(text: string): Map<string, number> {
   return lines;
 }
 
-function collectSpans(request: unknown, baseLine: number, idLines: Map<string, number> | null, prefix: string, issues: ForeignIssue[]): Located[] {
+export function collectSpans(request: unknown, baseLine: number, idLines: Map<string, number> | null, prefix: string, issues: ForeignIssue[]): Located[] {
   const out: Located[] = [];
   if (!isObject(request) || !Array.isArray(request.resourceSpans)) {
     issues.push({ line: baseLine, level: 'error', message: `${prefix}no "resourceSpans" array: not an OTLP ExportTraceServiceRequest` });
@@ -159,48 +159,65 @@ function toStep(located: Located, traceId: string, spanId: string, issues: Forei
   };
 }
 
+/** A located span → its trace id, span id and step; null (and reported) when it cannot be one. */
+export function spanStep(item: Located, issues: ForeignIssue[]): { traceId: string; spanId: string; step: ForeignStep } | null {
+  const traceId = decodeId(item.span.traceId, 16);
+  const spanId = decodeId(item.span.spanId, 8);
+  if (!traceId || !spanId) {
+    const which = !traceId ? `traceId ${JSON.stringify(item.span.traceId ?? null)}` : `spanId ${JSON.stringify(item.span.spanId ?? null)}`;
+    issues.push({ line: item.line, level: 'error', message: `${item.path}: ${which} is missing or not a valid id; span skipped` });
+    return null;
+  }
+  const step = toStep(item, traceId, spanId, issues);
+  return step ? { traceId, spanId, step } : null;
+}
+
+/** The spans of one trace id, in file order; `resource` is the first span's. */
+export interface OtlpTrace {
+  steps: ForeignStep[];
+  spanToStep: Map<string, string>;
+  resource: Record<string, Json>;
+}
+
+/** One trace → a run: parents named by step id, the pipeline and the run id chosen. `traceCount`: traces in the file. */
+export function traceRun(traceId: string, trace: OtlpTrace, traceCount: number): ForeignRun {
+  // Steps carry span ids as parents; a Traceback export names steps by their own ids.
+  for (const step of trace.steps) if (step.parentId !== null) step.parentId = trace.spanToStep.get(step.parentId) ?? step.parentId;
+  const resource = trace.resource;
+  const stepIds = new Set(trace.steps.map((s) => s.id));
+  const root = [...trace.steps].sort((a, b) => a.start - b.start).find((s) => s.parentId === null || !stepIds.has(s.parentId));
+  const service = resource['service.name'];
+  const pipeline =
+    typeof resource['traceback.pipeline'] === 'string'
+      ? resource['traceback.pipeline']
+      : typeof service === 'string' && service !== '' && !service.startsWith('unknown_service')
+        ? service
+        : (root?.name ?? 'otlp trace');
+  const runId = typeof resource['traceback.run_id'] === 'string' && traceCount === 1 ? resource['traceback.run_id'] : traceId;
+  const extra: Record<string, Json> = { otel_trace_id: traceId, otel_resource: resource };
+  const run: ForeignRun = { runId, pipeline, format: 'otlp', steps: trace.steps, extra, finished: true };
+  const runInput = exportedJson(resource['traceback.run.input']);
+  const runOutput = exportedJson(resource['traceback.run.output']);
+  if (runInput !== undefined) run.input = runInput;
+  if (runOutput !== undefined) run.output = runOutput;
+  return run;
+}
+
+/** The whole-document import: the reference the streaming import (otlp-stream-import.ts) is tested against. */
 export function parseOtlp(text: string, issues: ForeignIssue[]): ForeignRun[] {
   const located = parseRequests(text, issues);
-  const traces = new Map<string, { steps: ForeignStep[]; spanToStep: Map<string, string>; resource: Record<string, Json> }>();
+  const traces = new Map<string, OtlpTrace>();
   for (const item of located) {
-    const traceId = decodeId(item.span.traceId, 16);
-    const spanId = decodeId(item.span.spanId, 8);
-    if (!traceId || !spanId) {
-      const which = !traceId ? `traceId ${JSON.stringify(item.span.traceId ?? null)}` : `spanId ${JSON.stringify(item.span.spanId ?? null)}`;
-      issues.push({ line: item.line, level: 'error', message: `${item.path}: ${which} is missing or not a valid id; span skipped` });
-      continue;
-    }
-    const step = toStep(item, traceId, spanId, issues);
-    if (!step) continue;
+    const found = spanStep(item, issues);
+    if (!found) continue;
+    const { traceId, spanId, step } = found;
     let trace = traces.get(traceId);
     if (!trace) traces.set(traceId, (trace = { steps: [], spanToStep: new Map(), resource: item.resource }));
     trace.spanToStep.set(spanId, step.id);
     trace.steps.push(step);
   }
-
   const runs: ForeignRun[] = [];
-  for (const [traceId, trace] of traces) {
-    // Steps carry span ids as parents; a Traceback export names steps by their own ids.
-    for (const step of trace.steps) if (step.parentId !== null) step.parentId = trace.spanToStep.get(step.parentId) ?? step.parentId;
-    const resource = trace.resource;
-    const stepIds = new Set(trace.steps.map((s) => s.id));
-    const root = [...trace.steps].sort((a, b) => a.start - b.start).find((s) => s.parentId === null || !stepIds.has(s.parentId));
-    const service = resource['service.name'];
-    const pipeline =
-      typeof resource['traceback.pipeline'] === 'string'
-        ? resource['traceback.pipeline']
-        : typeof service === 'string' && service !== '' && !service.startsWith('unknown_service')
-          ? service
-          : (root?.name ?? 'otlp trace');
-    const runId = typeof resource['traceback.run_id'] === 'string' && traces.size === 1 ? resource['traceback.run_id'] : traceId;
-    const extra: Record<string, Json> = { otel_trace_id: traceId, otel_resource: resource };
-    const run: ForeignRun = { runId, pipeline, format: 'otlp', steps: trace.steps, extra, finished: true };
-    const runInput = exportedJson(resource['traceback.run.input']);
-    const runOutput = exportedJson(resource['traceback.run.output']);
-    if (runInput !== undefined) run.input = runInput;
-    if (runOutput !== undefined) run.output = runOutput;
-    runs.push(run);
-  }
+  for (const [traceId, trace] of traces) runs.push(traceRun(traceId, trace, traces.size));
   return runs;
 }
 

@@ -1,0 +1,289 @@
+/**
+ * The spans of an OTLP/JSON file, one at a time, without reading the file
+ * whole: in a single ExportTraceServiceRequest document the reader steps
+ * through `resourceSpans[i].scopeSpans[j].spans[k]` and JSON.parses each span
+ * on its own; in JSON Lines (the Collector's file exporter) each line is one
+ * request and is parsed whole. Positions, lines and messages are those of the
+ * whole-document parser (otlp-import.ts), which the tests compare it with.
+ */
+import type { Json } from '../../../../src-shared/trace-format';
+import { isObject } from '../foreign/chat-messages';
+import type { ForeignIssue } from '../foreign/foreign-run';
+import { JsonByteReader, MalformedJson, TruncatedJson } from '../stream/json-byte-reader';
+import { collectSpans, type Located } from './otlp-import';
+import { attributeMap } from './otlp-values';
+
+/**
+ * A document this reader does not follow (a structural key given twice, both
+ * `scopeSpans` and `instrumentationLibrarySpans`...): JSON.parse keeps the last
+ * of duplicate keys, which a one-pass reader cannot know in advance. The
+ * caller imports such a file whole.
+ */
+export class UnusualOtlpShape extends Error {}
+
+/**
+ * Resources and scopes written after the spans they describe (JSON does not
+ * order keys). The first pass fills the resource objects in place and notes
+ * the scopes; the second pass reads both from here.
+ */
+export interface LateFields {
+  resources: Map<number, Record<string, Json>>;
+  scopes: Map<string, string | null>;
+}
+
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_OBJECT = 0x7d;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+
+/** First line of every `"spanId": "…"` value, as otlp-import.ts's spanIdLines finds them in the whole text. */
+const SPAN_ID = /"spanId"\s*:\s*"([^"]*)"/g;
+
+function scopeName(value: unknown): string | null {
+  if (!isObject(value) || typeof value.name !== 'string') return null;
+  return `${value.name}${typeof value.version === 'string' && value.version ? '@' + value.version : ''}`;
+}
+
+/** Calls `each` for every element of the array at the reader. */
+function* elements<T>(r: JsonByteReader, each: (index: number) => Generator<T>): Generator<T> {
+  r.expect(OPEN_ARRAY, '[');
+  if (r.peek() === CLOSE_ARRAY) {
+    r.pos += 1;
+    return;
+  }
+  for (let i = 0; ; i++) {
+    yield* each(i);
+    const c = r.peek();
+    r.pos += 1;
+    if (c === CLOSE_ARRAY) return;
+    if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or ]');
+  }
+}
+
+export class OtlpSpanStream {
+  readonly reader: JsonByteReader;
+  private readonly spans: Generator<Located>;
+  /** Line of the first `"spanId"` of each id (pretty-printed documents only). */
+  private readonly idLines = new Map<string, number>();
+
+  constructor(
+    fd: number,
+    start: number,
+    jsonLines: boolean,
+    private readonly issues: ForeignIssue[],
+    private readonly late: LateFields,
+    /** The first pass fills `late`; the second reads it. */
+    private readonly firstPass: boolean,
+  ) {
+    this.reader = new JsonByteReader(fd, start);
+    this.spans = jsonLines ? this.lineSpans() : this.documentSpans();
+  }
+
+  /** The next span, or null at the end of the file (or where it was cut off, which is reported). */
+  next(): Located | null {
+    const n = this.spans.next();
+    return n.done ? null : n.value;
+  }
+
+  private *lineSpans(): Generator<Located> {
+    for (let lineNo = 1; ; lineNo++) {
+      const line = this.reader.nextLine();
+      if (!line) return;
+      if (line.text.trim() === '') continue;
+      let request: unknown;
+      try {
+        request = JSON.parse(line.text);
+      } catch (error) {
+        this.issues.push({ line: lineNo, level: 'error', message: `line ${lineNo}: not valid JSON (${(error as Error).message}); line skipped` });
+        continue;
+      }
+      yield* collectSpans(request, lineNo, null, `line ${lineNo}: `, this.issues);
+    }
+  }
+
+  private *documentSpans(): Generator<Located> {
+    const r = this.reader;
+    try {
+      if (r.peek() !== OPEN_OBJECT) {
+        this.issues.push({ line: 1, level: 'error', message: 'no "resourceSpans" array: not an OTLP ExportTraceServiceRequest' });
+        return;
+      }
+      let sawArray = false;
+      let sawKey = false;
+      r.expect(OPEN_OBJECT, '{');
+      if (r.peek() !== CLOSE_OBJECT) {
+        for (;;) {
+          const key = r.readString();
+          r.expect(0x3a, ':');
+          if (key === 'resourceSpans') {
+            if (sawKey) throw new UnusualOtlpShape('"resourceSpans" appears twice');
+            sawKey = true;
+            if (r.peek() === OPEN_ARRAY) {
+              sawArray = true;
+              yield* elements(r, (i) => this.resourceSpans(i));
+            } else r.skipValue();
+          } else r.skipValue();
+          const c = r.peek();
+          r.pos += 1;
+          if (c === CLOSE_OBJECT) break;
+          if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
+        }
+      } else r.pos += 1;
+      if (!sawArray) this.issues.push({ line: 1, level: 'error', message: 'no "resourceSpans" array: not an OTLP ExportTraceServiceRequest' });
+      if (!r.onlySpaceLeft()) {
+        this.issues.push({ line: r.lineAt(r.offset), level: 'error', message: `more text after the end of the OTLP document (line ${r.lineAt(r.offset)}); ignored` });
+      }
+    } catch (err) {
+      if (err instanceof TruncatedJson) {
+        const line = r.lineAt(err.offset);
+        this.issues.push({ line, level: 'error', message: `the file ends inside the OTLP document (line ${line}, byte ${err.offset}): it was cut off; the spans before the cut are imported` });
+      } else if (err instanceof MalformedJson) {
+        const line = r.lineAt(err.offset);
+        this.issues.push({ line, level: 'error', message: `not valid JSON at line ${line} (${err.message}); the rest of the file is skipped` });
+      } else throw err;
+    }
+  }
+
+  private *resourceSpans(i: number): Generator<Located> {
+    const r = this.reader;
+    const rsPath = `resourceSpans[${i}]`;
+    if (r.peek() !== OPEN_OBJECT) {
+      r.skipValue();
+      this.issues.push({ line: 1, level: 'error', message: `${rsPath}: not an object; skipped` });
+      return;
+    }
+    // Filled in place when "resource" comes after the spans (first pass), or read from the first pass.
+    const resource: Record<string, Json> = this.late.resources.get(i) ?? {};
+    let sawResource = false;
+    let sawScopes = false;
+    r.expect(OPEN_OBJECT, '{');
+    if (r.peek() === CLOSE_OBJECT) {
+      r.pos += 1;
+      return;
+    }
+    for (;;) {
+      const key = r.readString();
+      r.expect(0x3a, ':');
+      if (key === 'resource') {
+        if (sawResource) throw new UnusualOtlpShape(`${rsPath}: "resource" appears twice`);
+        sawResource = true;
+        const value = JSON.parse(r.captureValue().text) as unknown;
+        const attrs = attributeMap(isObject(value) ? value.attributes : undefined);
+        if (!this.late.resources.has(i)) Object.assign(resource, attrs);
+        if (sawScopes && this.firstPass) this.late.resources.set(i, resource);
+      } else if (key === 'scopeSpans' || key === 'instrumentationLibrarySpans') {
+        if (sawScopes) throw new UnusualOtlpShape(`${rsPath}: more than one list of scope spans`);
+        sawScopes = true;
+        if (r.peek() === OPEN_ARRAY) yield* elements(r, (j) => this.scopeSpans(i, j, resource));
+        else r.skipValue();
+      } else r.skipValue();
+      const c = r.peek();
+      r.pos += 1;
+      if (c === CLOSE_OBJECT) return;
+      if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
+    }
+  }
+
+  private *scopeSpans(i: number, j: number, resource: Record<string, Json>): Generator<Located> {
+    const r = this.reader;
+    const ssPath = `resourceSpans[${i}].scopeSpans[${j}]`;
+    if (r.peek() !== OPEN_OBJECT) {
+      r.skipValue();
+      this.issues.push({ line: 1, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
+      return;
+    }
+    const lateKey = `${i}.${j}`;
+    let scope: string | null = this.late.scopes.get(lateKey) ?? null;
+    let sawScope = false;
+    let sawSpans = false;
+    let spansArray = false;
+    r.expect(OPEN_OBJECT, '{');
+    if (r.peek() === CLOSE_OBJECT) r.pos += 1;
+    else {
+      for (;;) {
+        const key = r.readString();
+        r.expect(0x3a, ':');
+        if (key === 'scope' || key === 'instrumentationLibrary') {
+          if (sawScope) throw new UnusualOtlpShape(`${ssPath}: more than one scope`);
+          sawScope = true;
+          const value = JSON.parse(r.captureValue().text) as unknown;
+          if (!this.late.scopes.has(lateKey)) scope = scopeName(value);
+          if (sawSpans && this.firstPass) this.late.scopes.set(lateKey, scope);
+        } else if (key === 'spans') {
+          if (sawSpans) throw new UnusualOtlpShape(`${ssPath}: "spans" appears twice`);
+          sawSpans = true;
+          if (r.peek() === OPEN_ARRAY) {
+            spansArray = true;
+            yield* elements(r, (k) => this.span(`${ssPath}.spans[${k}]`, resource, scope));
+          } else r.skipValue();
+        } else r.skipValue();
+        const c = r.peek();
+        r.pos += 1;
+        if (c === CLOSE_OBJECT) break;
+        if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
+      }
+    }
+    if (!spansArray) this.issues.push({ line: 1, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
+  }
+
+  private *span(path: string, resource: Record<string, Json>, scope: string | null): Generator<Located> {
+    const r = this.reader;
+    if (r.peek() !== OPEN_OBJECT) {
+      r.skipValue();
+      this.issues.push({ line: 1, level: 'error', message: `${path}: not an object; skipped` });
+      return;
+    }
+    const { text, offset } = r.captureValue();
+    let span: Record<string, unknown>;
+    try {
+      span = JSON.parse(text) as Record<string, unknown>;
+    } catch (error) {
+      const line = r.lineAt(offset);
+      this.issues.push({ line, level: 'error', message: `${path}: not valid JSON (${(error as Error).message}); span skipped` });
+      return;
+    }
+    let line = 1;
+    if (r.sawNewline) {
+      // A pretty-printed document: name the line where the span id first appears, as the whole-text parser does.
+      const startLine = r.lineAt(offset);
+      if (startLine > 1 || text.includes('\n')) {
+        let at = 0;
+        let lineOfAt = startLine;
+        SPAN_ID.lastIndex = 0;
+        for (let m = SPAN_ID.exec(text); m; m = SPAN_ID.exec(text)) {
+          for (let nl = text.indexOf('\n', at); nl !== -1 && nl < m.index; nl = text.indexOf('\n', nl + 1)) lineOfAt += 1;
+          at = m.index;
+          if (!this.idLines.has(m[1])) this.idLines.set(m[1], lineOfAt);
+        }
+      }
+      const rawId = typeof span.spanId === 'string' ? span.spanId : null;
+      line = (rawId !== null && this.idLines.get(rawId)) || 1;
+    }
+    yield { span, path, line, resource, scope };
+  }
+}
+
+/**
+ * Whether a file is JSON Lines of requests rather than one document: its first
+ * two non-blank lines each start an object, and one of them is a whole JSON
+ * value by itself (a document laid out one resource per line is not). The
+ * first line is not held: a one-line document may be the whole file.
+ */
+export function isJsonLines(fd: number, start: number): boolean {
+  const r = new JsonByteReader(fd, start);
+  if (r.peek() !== OPEN_OBJECT) return false;
+  const first = r.offset;
+  r.skipLine();
+  if (r.peek() !== OPEN_OBJECT) return false;
+  const parses = (text: string) => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (parses(r.nextLine()?.text ?? '')) return true;
+  return parses(new JsonByteReader(fd, first).nextLine()?.text ?? '');
+}

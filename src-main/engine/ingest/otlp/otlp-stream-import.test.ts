@@ -1,0 +1,254 @@
+/**
+ * The streaming OTLP import stores exactly what the whole-document import
+ * stores (same runs, steps, fields and problems) on every OTLP fixture and on
+ * documents shaped to trip a one-pass reader; and it does what the whole
+ * import could not: keeps the spans before a cut, stops when cancelled
+ * without losing committed blocks, reports progress.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ImportError } from '../../../../src-shared/model';
+import { openDatabase, type Db } from '../../store/open-database';
+import { detectFileFormat } from '../foreign-formats';
+import { importFile } from '../import-file';
+import { importForeign, importWhole } from '../import-foreign';
+import { UnusualOtlpShape } from './otlp-span-stream';
+import { exportOtlp } from '../foreign/index';
+import { foldRecords } from '../native/fold-records';
+import { syntheticRunRecords } from '../../../../test/support/synthetic-trace';
+import { importOtlpStreaming, importOtlpStreamingAsync, type ImportProgress } from './otlp-stream-import';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-otlp-stream-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+type Importer = (db: Db, fd: number, file: string, size: number, format: string, errors: ImportError[]) => unknown;
+
+/** Everything a user could see of an import: rows of runs and steps (but the import clock), and the problems, as sorted text. */
+function stored(file: string, importer: Importer, dbName: string): { runs: unknown[]; steps: unknown[]; problems: string[] } {
+  const db = openDatabase(path.join(dir, dbName));
+  const fd = fs.openSync(file, 'r');
+  const errors: ImportError[] = [];
+  try {
+    importer(db, fd, file, fs.fstatSync(fd).size, 'otlp', errors);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const runs = (db.prepare('SELECT * FROM runs ORDER BY run_id').all() as Record<string, unknown>[]).map(({ imported_at: _i, updated_at: _u, ...rest }) => rest);
+  const steps = db.prepare('SELECT * FROM steps ORDER BY run_id, idx, step_id').all();
+  const problems = errors.map((e) => `${e.level} line ${e.line}: ${e.message}`).sort();
+  db.close();
+  return { runs, steps, problems };
+}
+
+function expectSameAsWhole(file: string): { runs: unknown[]; steps: unknown[]; problems: string[] } {
+  const whole = stored(file, importWhole, 'whole.db');
+  // Called directly, not through importForeign: a document the reader gave up on would fail here, not fall back.
+  const streamed = stored(file, importOtlpStreaming, 'stream.db');
+  expect(streamed.problems, path.basename(file)).toEqual(whole.problems);
+  expect(streamed.runs, path.basename(file)).toEqual(whole.runs);
+  expect(streamed.steps, path.basename(file)).toEqual(whole.steps);
+  return streamed;
+}
+
+function write(name: string, content: string | Buffer): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+interface SpanSpec {
+  trace?: string;
+  id: string;
+  parent?: string;
+  name?: string;
+  start?: number;
+  end?: number;
+  attrs?: Record<string, string | number>;
+  error?: string;
+}
+
+function span(s: SpanSpec): Record<string, unknown> {
+  return {
+    traceId: (s.trace ?? '1').padStart(32, '0'),
+    spanId: s.id.padStart(16, '0'),
+    ...(s.parent ? { parentSpanId: s.parent.padStart(16, '0') } : {}),
+    name: s.name ?? `span-${s.id}`,
+    startTimeUnixNano: String((s.start ?? 1) * 1_000_000),
+    ...(s.end !== 0 ? { endTimeUnixNano: String((s.end ?? (s.start ?? 1) + 5) * 1_000_000) } : {}),
+    attributes: Object.entries(s.attrs ?? {}).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: v } : { stringValue: v } })),
+    status: s.error ? { code: 2, message: s.error } : { code: 1 },
+  };
+}
+
+function doc(spans: unknown[], resource: Record<string, string> = { 'service.name': 'svc' }): Record<string, unknown> {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: Object.entries(resource).map(([key, v]) => ({ key, value: { stringValue: v } })) },
+        scopeSpans: [{ scope: { name: 'test-scope', version: '2' }, spans }],
+      },
+    ],
+  };
+}
+
+/** A run with everything the whole-run rules look at: orphans, a cycle, a repeated id, a doubled LLM call, error text no step explains. */
+const RULES_SPANS = [
+  span({ id: '1', name: 'agent', start: 10, end: 100, attrs: { 'openinference.span.kind': 'AGENT', 'input.value': 'plan a trip' } }),
+  span({ id: '2', parent: '1', name: 'ChatOpenAI', start: 20, end: 40, attrs: { 'openinference.span.kind': 'LLM', 'llm.token_count.prompt': 12, 'llm.token_count.completion': 3, 'output.value': 'x'.repeat(200) } }),
+  span({ id: '3', parent: '1', name: 'openai.chat', start: 21, end: 39, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 12, 'gen_ai.usage.output_tokens': 3 } }),
+  span({ id: '4', parent: '1', name: 'search', start: 50, end: 60, attrs: { 'openinference.span.kind': 'TOOL', 'output.value': 'upstream said: 503 Service Unavailable' } }),
+  span({ id: '5', parent: 'ff', name: 'lost child', start: 70, end: 80 }),
+  span({ id: '6', parent: '7', name: 'loop a', start: 81, end: 82 }),
+  span({ id: '7', parent: '6', name: 'loop b', start: 83, end: 84 }),
+  span({ id: '4', parent: '1', name: 'search again', start: 90, end: 91 }),
+  span({ id: '8', parent: '1', name: 'failing tool', start: 92, end: 93, error: 'ValueError: bad input', attrs: { 'openinference.span.kind': 'TOOL' } }),
+  span({ id: '9', parent: '1', name: 'never ended', start: 94, end: 0 }),
+  { traceId: 'zz', spanId: '12', name: 'bad ids', startTimeUnixNano: '1' },
+  span({ id: 'a', parent: '1', name: '', start: 95, end: 96 }),
+  { ...span({ id: 'b', parent: '1', start: 97 }), startTimeUnixNano: undefined },
+  'not a span',
+];
+
+describe('streaming OTLP import matches the whole-document import', () => {
+  it('on every OTLP fixture and every OTLP file of the held-out corpus', () => {
+    const files = [
+      ...fs.readdirSync(path.join(ROOT, 'test/fixtures/foreign')).map((f) => path.join(ROOT, 'test/fixtures/foreign', f)),
+      ...fs.readdirSync(path.join(ROOT, 'bench/blame/heldout')).map((f) => path.join(ROOT, 'bench/blame/heldout', f)),
+    ].filter((f) => fs.statSync(f).isFile() && /\.jsonl?$/.test(f));
+    let otlp = 0;
+    for (const file of files) {
+      const fd = fs.openSync(file, 'r');
+      const format = detectFileFormat(fd, file);
+      fs.closeSync(fd);
+      if (!('kind' in format) || format.kind !== 'otlp') continue;
+      otlp += 1;
+      const { steps } = expectSameAsWhole(file);
+      expect(steps.length, file).toBeGreaterThan(0);
+    }
+    expect(otlp).toBeGreaterThanOrEqual(10);
+  });
+
+  it('on a run that exercises every whole-run rule, compact, pretty-printed, with a BOM and as JSON Lines', () => {
+    const d = doc(RULES_SPANS);
+    const compact = expectSameAsWhole(write('rules.json', JSON.stringify(d)));
+    expect(compact.problems.join('\n')).toMatch(/appears twice|not in the file|cycle|no trace|not an object|not a valid id|no startTimeUnixNano|has no name/);
+    const pretty = expectSameAsWhole(write('rules-pretty.json', JSON.stringify(d, null, 2)));
+    // Messages about a pretty-printed document name the line of the span, not line 1.
+    expect(pretty.problems.some((p) => !p.includes(' line 1:'))).toBe(true);
+    expectSameAsWhole(write('rules-bom.json', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(d))])));
+    const half = Math.floor(RULES_SPANS.length / 2);
+    const lines = [JSON.stringify(doc(RULES_SPANS.slice(0, half))), '{"resourceSpans": [', JSON.stringify(doc(RULES_SPANS.slice(half))), ''].join('\n');
+    const jsonl = expectSameAsWhole(write('rules.jsonl', lines));
+    expect(jsonl.problems.join('\n')).toContain('line 2: not valid JSON');
+  });
+
+  it('when resource and scope come after the spans, with old Collector key names, several traces and several resources', () => {
+    const late = {
+      resourceSpans: [
+        { instrumentationLibrarySpans: [{ spans: RULES_SPANS.slice(0, 5), instrumentationLibrary: { name: 'old-lib', version: '0.9' } }], resource: { attributes: [{ key: 'service.name', value: { stringValue: 'late-svc' } }] } },
+        7,
+        { resource: { attributes: [{ key: 'traceback.run_id', value: { stringValue: 'exported-run' } }] }, scopeSpans: [{ spans: [span({ trace: '2', id: '21', name: 'other trace' })] }, { scope: { name: 'no spans' } }] },
+      ],
+      extra: { ignored: [1, 2, { spans: [] }] },
+    };
+    const r = expectSameAsWhole(write('late.json', JSON.stringify(late)));
+    expect(r.runs.length).toBe(2);
+    // One trace only: the Traceback export's run id is used.
+    expectSameAsWhole(write('one-trace.json', JSON.stringify(doc([span({ id: '1' }), span({ id: '2', parent: '1' })], { 'traceback.run_id': 'exported-run', 'traceback.run.input': '{"q":1}' }))));
+  });
+
+  it('with invalid UTF-8, escaped keys and strings full of brackets and quotes', () => {
+    const text = JSON.stringify(doc([span({ id: '1', name: 'a "quoted" {name} [x] \\ done', attrs: { 'input.value': 'é ü \\" }]} 🙂' } }), span({ id: '2', parent: '1', name: 'BAD' })]));
+    const bytes = Buffer.from(text.replace('"resourceSpans"', '"resource\\u0053pans"'));
+    const at = bytes.indexOf('BAD');
+    bytes[at] = 0xff;
+    const r = expectSameAsWhole(write('utf8.json', bytes));
+    expect(r.problems.join('\n')).toContain('invalid UTF-8: 1 character(s)');
+    expect(r.steps.length).toBe(2);
+  });
+
+  it('on a generated 2,000-step export of a native run', () => {
+    const detail = foldRecords(syntheticRunRecords({ runId: 'gen', steps: 2000 }))[0];
+    const r = expectSameAsWhole(write('gen.json', JSON.stringify(exportOtlp(detail))));
+    expect(r.steps.length).toBe(2000);
+  });
+});
+
+describe('what only the streaming import does', () => {
+  it('a document cut off mid-span keeps every span before the cut and names the line of the cut', () => {
+    const spans = Array.from({ length: 40 }, (_, i) => span({ id: String(i + 1), parent: i ? '1' : undefined, start: i + 1 }));
+    const text = JSON.stringify(doc(spans), null, 1);
+    const cut = text.indexOf('"span-31"');
+    const file = write('cut.json', text.slice(0, cut));
+    const db = openDatabase(path.join(dir, 'cut.db'));
+    const r = importFile(db, file, { final: true });
+    const steps = (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
+    expect(steps).toBe(30);
+    const cutLine = text.slice(0, cut).split('\n').length;
+    const problem = r.newErrors.find((e) => e.message.includes('cut off'));
+    expect(problem?.line).toBe(cutLine);
+    expect(problem?.message).toContain(`line ${cutLine}`);
+    db.close();
+  });
+
+  it('cancelling keeps the committed blocks, says what happened, and a second import finishes the run without duplicates', async () => {
+    const detail = foldRecords(syntheticRunRecords({ runId: 'big', steps: 12_000 }))[0];
+    const file = write('big.json', JSON.stringify(exportOtlp(detail)));
+    const db = openDatabase(path.join(dir, 'cancel.db'));
+    const fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(fd).size;
+    const controller = new AbortController();
+    const seen: ImportProgress[] = [];
+    const errors: ImportError[] = [];
+    await importOtlpStreamingAsync(db, fd, file, size, 'otlp', errors, {
+      signal: controller.signal,
+      onProgress: (p) => {
+        seen.push(p);
+        if (p.phase === 'write' && p.bytesDone > size / 2) controller.abort();
+      },
+    });
+    fs.closeSync(fd);
+    const count = () => (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
+    const partial = count();
+    expect(partial).toBeGreaterThan(0);
+    expect(partial).toBeLessThan(12_000);
+    expect(errors.map((e) => e.message).join('\n')).toMatch(/import cancelled at byte \d+ of \d+ \(\d+ step\(s\) stored\); import the file again/);
+    expect(seen.some((p) => p.phase === 'index')).toBe(true);
+    expect(seen.every((p) => p.bytesTotal === size && p.bytesDone <= size)).toBe(true);
+    // Not marked imported: the next import reads the file again and completes the run.
+    const again = importFile(db, file, { final: true });
+    expect(again.newErrors.filter((e) => e.level === 'error')).toEqual([]);
+    expect(count()).toBe(12_000);
+    expect((db.prepare("SELECT status FROM runs WHERE run_id = 'big'").get() as { status: string }).status).not.toBe('running');
+    db.close();
+  });
+
+  it('a document that names its spans list twice is imported whole, as JSON.parse reads it (the last list wins)', () => {
+    const text = JSON.stringify(doc([span({ id: '1', name: 'first list' })])).replace('"spans":[', '"spans":[{"spanId":"dropped"}],"spans":[');
+    const file = write('twice-key.json', text);
+    expect(() => stored(file, importOtlpStreaming, 'direct.db')).toThrow(UnusualOtlpShape);
+    const r = stored(file, importForeign, 'fallback.db');
+    expect(r.steps).toHaveLength(1);
+    expect(r.problems).toEqual([]);
+  });
+
+  it('importing the same file twice stores the same rows once', () => {
+    const file = write('twice.json', JSON.stringify(doc(RULES_SPANS)));
+    const db = openDatabase(path.join(dir, 'twice.db'));
+    const fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(fd).size;
+    importOtlpStreaming(db, fd, file, size, 'otlp', []);
+    const first = db.prepare('SELECT * FROM steps ORDER BY run_id, idx').all();
+    importOtlpStreaming(db, fd, file, size, 'otlp', []);
+    fs.closeSync(fd);
+    expect(db.prepare('SELECT * FROM steps ORDER BY run_id, idx').all()).toEqual(first);
+    db.close();
+  });
+});

@@ -1,0 +1,343 @@
+/**
+ * OTLP/JSON import in bounded memory, committed in blocks. Two passes over
+ * the file, because the whole-run rules (start order, replay keys, orphans,
+ * duplicate calls, upstream errors, the run id) need every span of a trace
+ * before the first step can be written:
+ *
+ * 1. index: every span is parsed and mapped (otlp-import.ts's toStep, so the
+ *    same problems are reported) and kept as a summary without its payloads
+ *    (ids, parent, name, times, status, error, usage, the call texts duplicate
+ *    detection compares, error-shaped lines); run-records.ts plans each run.
+ * 2. write: every span is parsed and mapped again and written with its
+ *    planned order, key and parent, a block of records per transaction.
+ *
+ * Memory is the summaries plus one window of the file and one block, not the
+ * file's parsed tree (about 10× its size). A crash loses only the uncommitted
+ * block, and importing again stores the same rows (upserts). The import can
+ * be cancelled between blocks; what was committed stays, and the file is not
+ * marked done, so it is imported again later.
+ */
+import fs from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ImportError } from '../../../../src-shared/model';
+import type { Json, TraceRecord } from '../../../../src-shared/trace-format';
+import type { Db } from '../../store/open-database';
+import { createRecordWriter, type RecordWriter } from '../../store/write-records';
+import { insertImportErrors, markRunningIncomplete, saveFileState } from '../../store/import-files';
+import { collisionMessage, createRunIdResolver } from '../../store/run-id-collisions';
+import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
+import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
+import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
+import { planRun, runEndRecord, runStartRecord, stepRecords, type RunPlan } from '../foreign/run-records';
+import { callText } from '../foreign/duplicate-llm-calls';
+import { stepErrorLines } from '../foreign/upstream-errors';
+import { spanStep, traceRun, type OtlpTrace } from './otlp-import';
+import { isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream';
+
+/** Records per transaction: ~2,000 spans, a few MB of rows; commits stay a small share of the time. */
+const BLOCK_RECORDS = 4096;
+/** Spans handled between two looks at the event loop (async import) and two progress reports. */
+const SPANS_PER_TURN = 2000;
+
+export interface ImportProgress {
+  file: string;
+  /** `index`: reading every span once to plan the runs; `write`: reading them again and storing them. */
+  phase: 'index' | 'write';
+  bytesDone: number;
+  bytesTotal: number;
+}
+
+export interface StreamImportOptions {
+  /** Stops the import between two blocks; the committed blocks stay, and the file is not marked imported. */
+  signal?: AbortSignal;
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+/** Shared by every summary that has them: a summary is kept per span, so its size is the import's memory. */
+const NO_METADATA: Record<string, Json> = Object.freeze({}) as Record<string, Json>;
+const NO_LINES: string[] = Object.freeze([]) as unknown as string[];
+const PLAIN_WITH_OUTPUT = Object.freeze({ inputText: '', outputText: '', hasOutput: true, errorLines: NO_LINES });
+const PLAIN_WITHOUT_OUTPUT = Object.freeze({ inputText: '', outputText: '', hasOutput: false, errorLines: NO_LINES });
+
+/** A step as the first pass keeps it: no payloads, no metadata, names shared. */
+function summarise(step: ForeignStep, names: Map<string, string>): ForeignStep {
+  const llm = step.type === 'llm';
+  let name = names.get(step.name);
+  if (name === undefined) names.set(step.name, (name = step.name));
+  const errorLines = step.status === 'error' ? NO_LINES : stepErrorLines(step.input, step.output);
+  const summary =
+    llm || errorLines.length
+      ? { inputText: llm ? callText(step.input) : '', outputText: llm ? callText(step.output) : '', hasOutput: !!step.output, errorLines: errorLines.length ? errorLines : NO_LINES }
+      : step.output
+        ? PLAIN_WITH_OUTPUT
+        : PLAIN_WITHOUT_OUTPUT;
+  return {
+    id: step.id,
+    parentId: step.parentId,
+    name,
+    type: step.type,
+    start: step.start,
+    end: step.end,
+    status: step.status,
+    ...(step.error ? { error: step.error } : {}),
+    ...(llm && step.usage ? { usage: step.usage } : {}),
+    ...(step.replayKey !== undefined ? { replayKey: step.replayKey } : {}),
+    startMetadata: NO_METADATA,
+    endMetadata: NO_METADATA,
+    position: step.position,
+    summary,
+  };
+}
+
+interface PlannedRun {
+  run: ForeignRun;
+  plan: RunPlan;
+  /** Steps of the plan already written (a later copy of a repeated id is skipped, as the plan says). */
+  written: Uint8Array;
+  rootOutput: Json | undefined;
+}
+
+class OtlpStreamImport {
+  private readonly issues: ForeignIssue[] = [];
+  private readonly late: LateFields = { resources: new Map(), scopes: new Map() };
+  private readonly traces = new Map<string, OtlpTrace>();
+  private readonly names = new Map<string, string>();
+  private readonly runs = new Map<string, PlannedRun>();
+  private readonly start: number;
+  private readonly jsonLines: boolean;
+  private phase: 'index' | 'write' | 'done' = 'index';
+  private stream: OtlpSpanStream;
+  private writer: RecordWriter;
+  private readonly touched = new Set<string>();
+  private pending: TraceRecord[] = [];
+  /** Problems waiting for the next commit. */
+  private problems: ImportError[] = [];
+  private readonly allProblems: ImportError[] = [];
+  private recordsWritten = 0;
+  private stepsWritten = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly fd: number,
+    private readonly file: string,
+    private readonly size: number,
+    private readonly format: string,
+  ) {
+    const head = Buffer.alloc(3);
+    const n = fs.readSync(fd, head, 0, 3, 0);
+    const bom = n === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
+    this.start = bom ? 3 : 0;
+    if (bom) this.issues.push({ line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
+    this.jsonLines = isJsonLines(fd, this.start);
+    this.stream = new OtlpSpanStream(fd, this.start, this.jsonLines, this.issues, this.late, true);
+    this.writer = createRecordWriter(db);
+  }
+
+  progress(): ImportProgress {
+    return { file: this.file, phase: this.phase === 'index' ? 'index' : 'write', bytesDone: this.phase === 'done' ? this.size : this.stream.reader.offset, bytesTotal: this.size };
+  }
+
+  /** One turn of work; false when the import is complete. */
+  step(): boolean {
+    if (this.phase === 'index') this.indexSpans();
+    else if (this.phase === 'write') this.writeSpans();
+    return this.phase !== 'done';
+  }
+
+  private indexSpans(): void {
+    for (let n = 0; n < SPANS_PER_TURN; n++) {
+      const item = this.stream.next();
+      if (!item) return this.planRuns();
+      const found = spanStep(item, this.issues);
+      if (!found) continue;
+      const { traceId, spanId, step } = found;
+      let trace = this.traces.get(traceId);
+      if (!trace) this.traces.set(traceId, (trace = { steps: [], spanToStep: new Map(), resource: item.resource }));
+      // Only ids that differ are kept: traceRun maps a parent through spanToStep, else keeps it.
+      if (spanId !== step.id) trace.spanToStep.set(spanId, step.id);
+      trace.steps.push(summarise(step, this.names));
+    }
+  }
+
+  private planRuns(): void {
+    const reader = this.stream.reader;
+    if (reader.invalidUtf8) {
+      this.issues.push({ line: 1, level: 'warning', message: `invalid UTF-8: ${countReplacements(this.fd, this.size)} character(s) replaced by U+FFFD` });
+    }
+    const ids = createRunIdResolver(this.db, this.file);
+    for (const [traceId, trace] of this.traces) {
+      const run = traceRun(traceId, trace, this.traces.size);
+      const plan = planRun(run, this.issues);
+      const resolved = ids.resolve(run.runId);
+      if (resolved.renamedFrom) this.problems.push({ file: this.file, line: 1, level: 'warning', message: collisionMessage(run.runId, resolved.runId, resolved.renamedFrom.owner) });
+      run.runId = resolved.runId;
+      run.steps = [];
+      this.runs.set(traceId, { run, plan, written: new Uint8Array(plan.ordered.length), rootOutput: undefined });
+      this.push(runStartRecord(run, plan, undefined));
+      for (const s of plan.ordered) if (s.startMetadata.synthetic) stepRecords(run, plan, s, this.pending);
+    }
+    this.traces.clear();
+    for (const issue of this.issues) this.problems.push({ file: this.file, ...issue });
+    this.phase = 'write';
+    // The second pass reports nothing new: the first one said it all.
+    this.stream = new OtlpSpanStream(this.fd, this.start, this.jsonLines, [], this.late, false);
+  }
+
+  private push(record: TraceRecord): void {
+    this.pending.push(record);
+  }
+
+  private writeSpans(): void {
+    const discard: ForeignIssue[] = [];
+    for (let n = 0; n < SPANS_PER_TURN; n++) {
+      const item = this.stream.next();
+      if (!item) return this.finishRuns();
+      discard.length = 0;
+      const found = spanStep(item, discard);
+      if (!found) continue;
+      const planned = this.runs.get(found.traceId);
+      const at = planned?.plan.index.get(found.step.id);
+      if (!planned || at === undefined || planned.written[at]) continue;
+      planned.written[at] = 1;
+      const { run, plan } = planned;
+      stepRecords(run, plan, found.step, this.pending);
+      this.stepsWritten += 1;
+      if (plan.root === plan.ordered[at]) {
+        // The run-start again, now with the root's input (its other fields are the same, and upserts merge).
+        if (run.input === undefined && found.step.input !== undefined) this.push(runStartRecord(run, plan, found.step.input));
+        planned.rootOutput = found.step.output;
+      }
+      if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+    }
+  }
+
+  private finishRuns(): void {
+    for (const { run, plan, rootOutput } of this.runs.values()) {
+      const end = runEndRecord(run, plan, rootOutput);
+      if (end) this.push(end);
+    }
+    this.commit(true);
+    this.phase = 'done';
+  }
+
+  private where(r: TraceRecord): string {
+    return 'step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`;
+  }
+
+  /** One transaction: the pending records (record by record if the block cannot be stored whole), their problems, and at the end the file's state. */
+  private commit(last: boolean): void {
+    const { db, file } = this;
+    const records = this.pending;
+    this.pending = [];
+    const problems = this.problems;
+    this.problems = [];
+    for (const r of records) {
+      const fixed = makeTextWellFormed(r);
+      if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
+    }
+    const apply = (w: RecordWriter, batch: TraceRecord[]) =>
+      w.applyBatch(batch, file).forEach((fields, i) => {
+        for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${this.where(batch[i])}: ${truncationMessage(f)}` });
+      });
+    db.transaction(() => {
+      const before = problems.length;
+      try {
+        db.transaction(() => apply(this.writer, records))();
+      } catch (err) {
+        // As for native blocks: store what can be stored, record by record, and name what could not.
+        if (isDatabaseFault(err)) throw err;
+        problems.length = before;
+        for (const id of this.writer.touchedRuns()) this.touched.add(id);
+        this.writer = createRecordWriter(db);
+        for (const r of records) {
+          try {
+            db.transaction(() => apply(this.writer, [r]))();
+          } catch (e) {
+            if (isDatabaseFault(e)) throw e;
+            problems.push({ file, line: 1, level: 'error', message: `${this.where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
+          }
+        }
+      }
+      insertImportErrors(db, problems);
+      if (last) {
+        for (const id of this.writer.touchedRuns()) this.touched.add(id);
+        markRunningIncomplete(db, this.touched);
+        saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
+      }
+    })();
+    for (const id of this.writer.touchedRuns()) this.touched.add(id);
+    this.recordsWritten += records.length;
+    for (const p of problems) this.allProblems.push(p);
+  }
+
+  /** Stops between blocks: commits what was mapped, and says what is missing. */
+  cancel(): void {
+    const stored = this.stepsWritten;
+    this.problems.push({
+      file: this.file,
+      line: 0,
+      level: 'warning',
+      message: `import cancelled at byte ${this.stream.reader.offset} of ${this.size} (${this.phase === 'index' ? 'while reading the spans, before any was stored' : `${stored} step(s) stored`}); import the file again to finish it`,
+    });
+    if (this.phase === 'write') {
+      this.commit(false);
+    } else {
+      const problems = this.problems;
+      this.problems = [];
+      this.db.transaction(() => insertImportErrors(this.db, problems))();
+      for (const p of problems) this.allProblems.push(p);
+    }
+    this.phase = 'done';
+  }
+
+  result(newErrors: ImportError[]): FileImportResult {
+    for (const p of this.allProblems) newErrors.push(p);
+    return finish(this.db, this.file, [...this.touched], newErrors, this.recordsWritten);
+  }
+}
+
+/** How many U+FFFD a UTF-8 decode of the file holds, read a window at a time (only when the file is not valid UTF-8). */
+function countReplacements(fd: number, size: number): number {
+  const decoder = new StringDecoder('utf8');
+  const buf = Buffer.allocUnsafe(4 * 1024 * 1024);
+  let count = 0;
+  const countIn = (text: string) => {
+    for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) count += 1;
+  };
+  for (let pos = 0; pos < size; ) {
+    const n = fs.readSync(fd, buf, 0, buf.length, pos);
+    if (n <= 0) break;
+    pos += n;
+    countIn(decoder.write(buf.subarray(0, n)));
+  }
+  countIn(decoder.end());
+  return count;
+}
+
+/** The import, start to end, on this thread. */
+export function importOtlpStreaming(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): FileImportResult {
+  const job = new OtlpStreamImport(db, fd, file, size, format);
+  while (job.step()) {
+    opts.onProgress?.(job.progress());
+    if (opts.signal?.aborted) {
+      job.cancel();
+      break;
+    }
+  }
+  return job.result(newErrors);
+}
+
+/** The same import, giving the event loop a turn between blocks: other calls are answered, progress reported, and `signal` can stop it. */
+export async function importOtlpStreamingAsync(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): Promise<FileImportResult> {
+  const job = new OtlpStreamImport(db, fd, file, size, format);
+  while (job.step()) {
+    opts.onProgress?.(job.progress());
+    await nextTurn();
+    if (opts.signal?.aborted) {
+      job.cancel();
+      break;
+    }
+  }
+  return job.result(newErrors);
+}
