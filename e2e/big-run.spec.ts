@@ -17,4 +17,15 @@ test('a run too big to ship whole opens from its skeleton, and the selected step
   const query = (payload.input as { query: string }).query;
   await expect(panel.getByText(query, { exact: false }).first()).toBeVisible();
   await screenshot(app, 'big-run-paged');
+
+  // Find in run: the skeleton has no outputs, so the engine searches them; the hit is listed and selectable.
+  const wanted = (payload.output as { text: string }).text;
+  await app.getByLabel('Find in run').fill(wanted);
+  const status = app.getByTestId('find-status');
+  await expect(status).toContainText('1 step', { timeout: 30_000 });
+  await expect(app.locator('.step-row')).toHaveCount(1);
+  await expect(app.locator(`.step-row[data-step-id="${payload.step_id}"] .step-row-where`)).toHaveText('output');
+  await app.getByLabel('Find in run').fill('no step holds this text');
+  await expect(status).toContainText('No step matches');
+  await screenshot(app, 'big-run-find');
 });

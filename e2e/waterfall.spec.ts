@@ -79,6 +79,10 @@ test('an imported LangGraph run (LangChain run trees) opens on its waterfall wit
   await expect(errRow).toHaveAttribute('aria-selected', 'true');
   // The round that holds the timeout did not fail itself, but is not drawn healthy.
   await expect(waterfall.locator(`.wf-row[data-step-id="${timeout.parent_id}"]`)).toHaveClass(/holds-error/);
+  // The step list says the same of that round: no green dot on a step that holds a failure.
+  const listRow = app.locator(`.step-row[data-step-id="${timeout.parent_id}"]`);
+  await expect(listRow).toHaveClass(/holds-error/);
+  await expect(listRow.locator('.look-dot')).toHaveAttribute('title', 'a step inside this one failed');
   await expect(errRow).toHaveClass(/look-(error|blamed|symptom)/);
   const bar = (await errRow.locator('.wf-bar').boundingBox())!;
   const track = (await errRow.locator('.wf-track').boundingBox())!;

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { ImportError, ImportReport, RunDetail, RunSummary } from './model';
 import type { RunSkeleton, StepPayload } from './run-skeleton';
+import type { FindHit } from './find-steps';
 import type { BlameResult, DiffResult } from './analysis';
 import { forkEditSchema, oracleSchema } from './experiments';
 import type { BlameConfirmation, ExperimentDetail, ExperimentEstimate, ExperimentProgress, ExperimentSummary } from './experiments';
@@ -48,6 +49,8 @@ export const callSchemas = {
     .object({ runId, stepIds: z.array(stepRef).min(1).max(1000).optional(), from: z.number().int().min(0).optional(), count: z.number().int().min(1).max(1000).optional() })
     .strict()
     .refine((a) => (a.stepIds === undefined) !== (a.from === undefined), { message: 'give either stepIds or from' }),
+  /** Steps of a run holding some text (src-shared/find-steps.ts), for runs read in parts; at most `limit` hits (default 1000). */
+  findSteps: z.object({ runId, query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
   importPaths: z.object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(1000) }).strict(),
   /** With `runId`: only the problems that concern that run (by the run id in the line, else its file's), in line order. */
   listImportErrors: z.object({ limit: z.number().int().min(1).max(10_000).optional(), runId: runId.optional() }).strict(),
@@ -150,6 +153,7 @@ export interface CallResults {
   getRun: RunDetail;
   getRunSkeleton: RunSkeleton;
   getStepPayloads: StepPayload[];
+  findSteps: { hits: FindHit[]; truncated: boolean };
   importPaths: ImportReport;
   listImportErrors: ImportError[];
   blameRun: BlameResult;

@@ -20,6 +20,7 @@ import { createMotifService } from './motifs/motif-service';
 import { createExplainService } from './explain/explain-service';
 import { getRunSkeleton, getStepPayloads } from './store/read-run-pages';
 import { withNotableStepScores } from './notable-scores';
+import { findStepsInRun } from './store/find-in-run';
 
 const ENGINE_VERSION = '0.1.0';
 
@@ -69,6 +70,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
     },
     getRunSkeleton: (a) => getRunSkeleton(db, a.runId),
     getStepPayloads: (a) => getStepPayloads(db, a.runId, a),
+    findSteps: (a) => findStepsInRun(db, a.runId, a.query, a.limit),
     importPaths: (a) => {
       const r = importPaths(db, a.paths);
       if (r.changedRuns.length) runsChanged(r.changedRuns);

@@ -32,6 +32,9 @@ export function isAffectedBy(name: CallName, args: unknown, runIds: string[]): b
   const a = (args ?? {}) as Record<string, unknown>;
   switch (name) {
     case 'getRun':
+    case 'getRunSkeleton':
+    case 'getStepPayloads':
+    case 'findSteps':
     case 'blameRun':
     case 'renderReport':
       return runIds.includes(String(a.runId));

@@ -59,6 +59,16 @@ export function FindInRun({ model, selected, find }: { model: RunModel; selected
           ↓
         </button>
       </div>
+      {!hits && find.searching && (
+        <div className="find-status small" data-testid="find-status" role="status">
+          Searching every step&apos;s input and output…
+        </div>
+      )}
+      {find.searchError && (
+        <div className="find-status small find-none" data-testid="find-status" role="status">
+          Search failed: {find.searchError}
+        </div>
+      )}
       {hits && (
         <div className="find-status small" data-testid="find-status" role="status">
           {hits.length === 0 ? (
@@ -68,7 +78,8 @@ export function FindInRun({ model, selected, find }: { model: RunModel; selected
               {at >= 0 ? `${(at + 1).toLocaleString('en-US')} of ` : ''}
               {order.length.toLocaleString('en-US')} step{order.length === 1 ? '' : 's'}
               {filter && order.length !== hits.length ? ` (${hits.length.toLocaleString('en-US')} before the ${filter} filter)` : ''} · {total.toLocaleString('en-US')} match
-              {total === 1 ? '' : 'es'} · Enter for next
+              {total === 1 ? '' : 'es'}
+              {find.truncated ? ` (the first ${hits.length.toLocaleString('en-US')} matching steps)` : ''} · Enter for next
             </span>
           )}
         </div>

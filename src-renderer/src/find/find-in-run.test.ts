@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../../src-shared/model';
 import { step } from '../../../test/support/graph-steps';
-import { buildStepTree } from '../graph/step-tree';
+import { buildStepTree, holdsFailure } from '../graph/step-tree';
 import { findInRun, repeatedNames, rollup, stepPath } from './find-in-run';
 
 function run(): Step[] {
@@ -44,7 +44,7 @@ describe('find in a run', () => {
   it('the roll-up counts failed steps as errors and an ok iteration holding a timeout as a warning', () => {
     const tree = buildStepTree(run());
     const scores: Record<string, number> = { answer: 0.1, search0: 0.9 };
-    const r = rollup(tree, (id) => scores[id] ?? null, 0.5);
+    const r = rollup(tree, holdsFailure(tree), (id) => scores[id] ?? null, 0.5);
     expect(r.errors).toEqual(['search1']);
     expect(r.warnings).toEqual(['root', 'it1']);
     expect(r['low-score']).toEqual(['answer']);

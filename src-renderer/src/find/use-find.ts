@@ -4,12 +4,18 @@ import { WEAK_SCORE } from '../graph/step-look';
 import { useUi, type FindFilter } from '../state/ui-store';
 import type { RunModel } from '../workbench/use-run-model';
 import { findInRun, repeatedNames, rollup, type FindHit, type Rollup } from './find-in-run';
+import { useEngineQuery } from '../api/use-engine-query';
 
 export interface FindState {
   query: string;
   filter: FindFilter | null;
-  /** Null when nothing is searched. */
+  /** Null when nothing is searched (or the engine has not answered yet). */
   hits: FindHit[] | null;
+  /** The engine is searching a run read in parts. */
+  searching: boolean;
+  /** More steps matched than were listed. */
+  truncated: boolean;
+  searchError: string | null;
   rollup: Rollup | null;
   /** The steps the list shows instead of the tree (hits, narrowed by the roll-up filter), or null for the tree. */
   listed: string[] | null;
@@ -34,8 +40,11 @@ export function useFind(model: RunModel): FindState {
   // Typing stays responsive on big runs: the scan follows the text a frame later.
   const query = useDeferredValue(find.query.trim());
   const { tree, blameIndex } = model;
-  const hits = useMemo(() => (tree && query ? cachedFind(tree.steps, query) : null), [tree, query]);
-  const roll = useMemo(() => (tree ? rollup(tree, (id) => blameIndex.health.get(id)?.score ?? null, WEAK_SCORE) : null), [tree, blameIndex]);
+  // A run read in parts holds no payloads here: the engine searches them.
+  const remote = useEngineQuery('findSteps', model.paged && query && model.detail ? { runId: model.detail.run.run_id, query } : null);
+  const local = useMemo(() => (tree && query && !model.paged ? cachedFind(tree.steps, query) : null), [tree, query, model.paged]);
+  const hits = model.paged ? (query ? (remote.data?.hits ?? (remote.error ? [] : null)) : null) : local;
+  const roll = useMemo(() => (tree ? rollup(tree, model.holding, (id) => blameIndex.health.get(id)?.score ?? null, WEAK_SCORE) : null), [tree, model.holding, blameIndex]);
   const repeated = useMemo(() => repeatedNames(tree?.steps ?? []), [tree]);
   const hitOf = useMemo(() => new Map((hits ?? []).map((h) => [h.stepId, h])), [hits]);
   const listed = useMemo(() => {
@@ -47,5 +56,16 @@ export function useFind(model: RunModel): FindState {
     }
     return ids;
   }, [hits, find.filter, roll, tree]);
-  return { query, filter: find.filter, hits, rollup: roll, listed, repeated, hitOf };
+  return {
+    query,
+    filter: find.filter,
+    hits,
+    searching: remote.loading,
+    truncated: remote.data?.truncated ?? false,
+    searchError: remote.error?.message ?? null,
+    rollup: roll,
+    listed,
+    repeated,
+    hitOf,
+  };
 }

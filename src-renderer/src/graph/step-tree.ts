@@ -260,3 +260,13 @@ export function navigateGraph(items: GraphItem[], current: string | null, key: N
   const next = key === 'ArrowUp' ? siblings[at - 1] : siblings[at + 1];
   return next ? next.id : here.id;
 }
+
+/** Steps with a failed step somewhere below them: an "ok" step that holds a retried or caught error is not drawn healthy. */
+export function holdsFailure(tree: StepTree): Set<string> {
+  const out = new Set<string>();
+  for (const s of tree.steps) {
+    if (s.status !== 'error') continue;
+    for (let p = tree.parentOf(s.step_id); p !== null && !out.has(p); p = tree.parentOf(p)) out.add(p);
+  }
+  return out;
+}

@@ -7,20 +7,4 @@ export function toCopyText(value: Json | undefined): string {
   return JSON.stringify(value, null, 2);
 }
 
-/** All string leaves of a value, so a search can count matches without rendering. */
-export function stringLeaves(value: Json | undefined, out: string[] = []): string[] {
-  const stack: (Json | undefined)[] = [value];
-  while (stack.length) {
-    const v = stack.pop();
-    if (typeof v === 'string') out.push(v);
-    else if (typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
-    else if (Array.isArray(v)) stack.push(...v);
-    else if (v && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        out.push(k);
-        stack.push(x);
-      }
-    }
-  }
-  return out;
-}
+export { stringLeaves } from '../../../src-shared/find-steps';

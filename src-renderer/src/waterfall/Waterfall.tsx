@@ -38,8 +38,6 @@ export function Waterfall({ model, selected }: { model: RunModel; selected: stri
   const [view, setView] = useState<TimeRange | null>(null);
   const shown = view ?? span;
   const rows = useMemo(() => (tree ? visibleRows(tree, expanded) : []), [tree, expanded]);
-  // An "ok" step that holds a failed one (a retried or caught error) is not drawn healthy.
-  const holding = useMemo(() => (tree ? holdsFailure(tree) : new Set<string>()), [tree]);
   const { scrollRef, virtualizer, selectedIndex } = useStepRows(rows, selected);
   // About one labelled tick per 90 px of axis, so that labels never collide.
   const rootRef = useRef<HTMLDivElement>(null);
@@ -117,7 +115,7 @@ export function Waterfall({ model, selected }: { model: RunModel; selected: stri
                   hasChildren={row.hasChildren}
                   expanded={row.expanded}
                   look={stepLook(step, blameIndex)}
-                  holdsError={holding.has(row.id)}
+                  holdsError={model.holding.has(row.id)}
                   selected={row.id === selected}
                   top={item.start}
                   view={shown}
@@ -216,16 +214,6 @@ const WaterfallRow = memo(function WaterfallRow({
     </div>
   );
 });
-
-/** Steps with a failed step somewhere below them. */
-function holdsFailure(tree: NonNullable<RunModel['tree']>): Set<string> {
-  const out = new Set<string>();
-  for (const s of tree.steps) {
-    if (s.status !== 'error') continue;
-    for (let p = tree.parentOf(s.step_id); p !== null && !out.has(p); p = tree.parentOf(p)) out.add(p);
-  }
-  return out;
-}
 
 function parentsOf(tree: NonNullable<RunModel['tree']>): string[] {
   const out: string[] = [];

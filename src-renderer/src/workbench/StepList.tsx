@@ -62,6 +62,7 @@ export function StepList({ model, selected, find }: { model: RunModel; selected:
                 step={step}
                 row={row}
                 look={stepLook(step, blameIndex)}
+                holdsError={model.holding.has(row.id) && step.status !== 'error'}
                 score={blameIndex.health.get(step.step_id)?.score ?? null}
                 selected={row.id === selected}
                 top={item.start}
@@ -82,6 +83,7 @@ const StepRow = memo(function StepRow({
   step,
   row,
   look,
+  holdsError,
   score,
   selected,
   top,
@@ -92,6 +94,7 @@ const StepRow = memo(function StepRow({
   step: Step;
   row: ListRow;
   look: StepLook;
+  holdsError: boolean;
   score: number | null;
   selected: boolean;
   top: number;
@@ -107,7 +110,7 @@ const StepRow = memo(function StepRow({
       aria-expanded={row.hasChildren ? row.expanded : undefined}
       aria-level={row.depth + 1}
       data-step-id={row.id}
-      className={`step-row look-${look}${selected ? ' is-selected' : ''}`}
+      className={`step-row look-${look}${holdsError ? ' holds-error' : ''}${selected ? ' is-selected' : ''}`}
       style={{ position: 'absolute', top: 0, left: 0, right: 0, height: STEP_ROW_HEIGHT, transform: `translateY(${top}px)` }}
       onClick={() => act(selectStep, row.id)}
     >
@@ -127,7 +130,7 @@ const StepRow = memo(function StepRow({
       ) : (
         <span className="tree-toggle-space" />
       )}
-      <span className="look-dot" />
+      <span className="look-dot" title={holdsError ? 'a step inside this one failed' : undefined} />
       <span className="step-row-name" title={title ?? name}>
         {name}
         {path !== null && <span className="step-row-path"> in {path}</span>}

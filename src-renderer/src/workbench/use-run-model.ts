@@ -2,7 +2,7 @@ import { useCallback, useMemo } from 'react';
 import type { BlameResult } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
 import { useEngineQuery } from '../api/use-engine-query';
-import { buildStepTree, defaultExpanded, isExpanded, type StepTree } from '../graph/step-tree';
+import { buildStepTree, defaultExpanded, holdsFailure, isExpanded, type StepTree } from '../graph/step-tree';
 import { indexBlame, type BlameIndex } from '../graph/step-look';
 import { useUi } from '../state/ui-store';
 import { CHILD_PAGE } from '../graph/graph-constants';
@@ -22,6 +22,8 @@ export interface RunModel {
   blameError: ApiError | null;
   blameLoading: boolean;
   tree: StepTree | null;
+  /** Steps holding a failed step below them (the list and waterfall mark them). */
+  holding: Set<string>;
   blameIndex: BlameIndex;
   pinned: Set<string>;
   expanded: (id: string) => boolean;
@@ -41,6 +43,7 @@ export function useRunModel(runId: string, selected: string | null): RunModel {
   const blame = useEngineQuery('blameRun', stepsSettled ? (paged ? { runId, stepScores: 'notable' } : { runId }) : null);
   const overrides = useUi((s) => s.expansion);
   const tree = useMemo(() => (detail.data ? buildStepTree(detail.data.steps) : null), [detail.data]);
+  const holding = useMemo(() => (tree ? holdsFailure(tree) : new Set<string>()), [tree]);
   const blameIndex = useMemo(() => indexBlame(blame.data), [blame.data]);
   const pinned = useMemo(() => {
     const p = new Set<string>([...blameIndex.blamed, ...blameIndex.lineage]);
@@ -57,6 +60,7 @@ export function useRunModel(runId: string, selected: string | null): RunModel {
     blameError: blame.error,
     blameLoading: blame.loading,
     tree,
+    holding,
     blameIndex,
     pinned,
     expanded,
