@@ -43,7 +43,9 @@ export function useFind(model: RunModel): FindState {
   // A run read in parts holds no payloads here: the engine searches them.
   const remote = useEngineQuery('findSteps', model.paged && query && model.detail ? { runId: model.detail.run.run_id, query } : null);
   const local = useMemo(() => (tree && query && !model.paged ? cachedFind(tree.steps, query) : null), [tree, query, model.paged]);
-  const hits = model.paged ? (query ? (remote.data?.hits ?? (remote.error ? [] : null)) : null) : local;
+  const remoteHits = remote.data?.hits;
+  const remoteFailed = remote.error !== null;
+  const hits = useMemo(() => (model.paged ? (query ? (remoteHits ?? (remoteFailed ? [] : null)) : null) : local), [model.paged, query, remoteHits, remoteFailed, local]);
   const roll = useMemo(() => (tree ? rollup(tree, model.holding, (id) => blameIndex.health.get(id)?.score ?? null, WEAK_SCORE) : null), [tree, model.holding, blameIndex]);
   const repeated = useMemo(() => repeatedNames(tree?.steps ?? []), [tree]);
   const hitOf = useMemo(() => new Map((hits ?? []).map((h) => [h.stepId, h])), [hits]);
