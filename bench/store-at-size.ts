@@ -78,7 +78,7 @@ const LISTS: { label: string; q: ListRunsQuery }[] = [
 
 const SEARCHES: { label: string; q: ListRunsQuery }[] = [
   { label: 'search "output of step 42" (every run holds it), newest 50', q: { search: 'output of step 42', limit: 50 } },
-  { label: 'search "OUTPUT OF STEP 42", every run (10,000 hits)', q: { search: 'OUTPUT OF STEP 42' } },
+  { label: 'search "OUTPUT OF STEP 42", every run (all hit)', q: { search: 'OUTPUT OF STEP 42' } },
   { label: 'search "step 5 failed" (1 run in 7 holds it), newest 50', q: { search: 'step 5 failed', limit: 50 } },
   { label: 'search for text no step holds', q: { search: 'no step says this', limit: 50 } },
   { label: 'search for words every run holds, in an order none does', q: { search: 'step 42 of output', limit: 50 } },

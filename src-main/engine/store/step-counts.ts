@@ -6,15 +6,14 @@
 import type { Db } from './open-database';
 import { readMark, versionStamp, writeMark } from './catch-up-marks';
 
+/** Runs changed since the mark whose count is missing or older (through runs_by_update: checked in the tests). */
+export const CHANGED_RUNS_SQL = `SELECT r.run_id, r.updated_at FROM runs r LEFT JOIN run_step_counts c ON c.run_id = r.run_id
+  WHERE r.updated_at >= ? AND c.version IS NOT r.updated_at ORDER BY r.updated_at`;
+
 /** Counts again the steps of runs changed since the last catch-up. */
 export function catchUpStepCounts(db: Db, now = Date.now()): void {
   const mark = readMark(db, 'step_counts', now);
-  const changed = db
-    .prepare(
-      `SELECT r.run_id, r.updated_at FROM runs r LEFT JOIN run_step_counts c ON c.run_id = r.run_id
-       WHERE r.updated_at >= ? AND c.version IS NOT r.updated_at ORDER BY r.updated_at`,
-    )
-    .all(mark) as { run_id: string; updated_at: number }[];
+  const changed = db.prepare(CHANGED_RUNS_SQL).all(mark) as { run_id: string; updated_at: number }[];
   if (changed.length === 0) return;
   const upsert = db.prepare(
     `INSERT INTO run_step_counts (run_id, version, steps) VALUES (@run_id, @version, (SELECT COUNT(*) FROM steps WHERE run_id = @run_id))

@@ -4,7 +4,8 @@ import { syntheticRunRecords } from '../../../test/support/synthetic-trace';
 import { openDatabase, type Db } from './open-database';
 import { createRecordWriter, touchRuns } from './write-records';
 import { listRuns } from './read-runs';
-import { catchUpStepText } from './step-text-index';
+import { catchUpStepText, CHANGED_RUNS_SQL as TEXT_CHANGED_SQL } from './step-text-index';
+import { CHANGED_RUNS_SQL as COUNTS_CHANGED_SQL } from './step-counts';
 
 function storeWith(...runs: TraceRecord[][]): Db {
   const db = openDatabase(':memory:');
@@ -46,6 +47,32 @@ describe('the step text index', () => {
     expect(search(db, 'input of step 1')).toEqual(['kept']);
     expect(indexedDocs(db, 'input of step 1')).toBe(1);
     expect(db.prepare('SELECT run_id FROM step_text_runs').all()).toEqual([{ run_id: 'kept' }]);
+  });
+
+  it('a big run is indexed in several documents, and text from its first and last steps is found', () => {
+    const db = storeWith();
+    const long = (word: string) => `${word} ${'x'.repeat(900_000)}`;
+    const records: TraceRecord[] = syntheticRunRecords({ runId: 'big', steps: 6 }).map((r) =>
+      r.type === 'step-end' ? { ...r, output: { text: long(`word-of-${r.step_id}`) } } : r,
+    );
+    write(db, records, Date.now() - 1000);
+    expect(search(db, 'WORD-OF-S0')).toEqual(['big']);
+    expect(search(db, 'word-of-s5')).toEqual(['big']);
+    expect((db.prepare("SELECT COUNT(*) AS n FROM step_text_runs WHERE run_id = 'big'").get() as { n: number }).n).toBe(2);
+    // Indexed again after a change, the run's old documents leave the index.
+    write(db, [{ type: 'step-end', run_id: 'big', step_id: 's5', ts: 9, status: 'ok', output: 'short now' }], Date.now() - 500);
+    expect(search(db, 'word-of-s5')).toEqual([]);
+    expect(search(db, 'short now')).toEqual(['big']);
+    expect(indexedDocs(db, 'word-of-s0')).toBe(1);
+    expect(indexedDocs(db, 'word-of-s5')).toBe(0);
+  });
+
+  it('a run of more steps than one read holds is indexed whole', () => {
+    const db = storeWith();
+    write(db, syntheticRunRecords({ runId: 'long', steps: 2_500 }), Date.now() - 1000);
+    expect(catchUpStepText(db)).toMatchObject({ runs: 1, steps: 2_500 });
+    expect(indexedDocs(db, 'output of step 2499')).toBe(1);
+    expect(indexedDocs(db, 'input of step 0')).toBe(1);
   });
 
   it('a catch-up out of time leaves the other runs for later, and a search still finds them', () => {
@@ -90,5 +117,15 @@ describe('stored step counts', () => {
     expect(db.prepare("SELECT steps FROM run_step_counts WHERE run_id = 'a'").get()).toEqual({ steps: 4 });
     db.prepare("DELETE FROM runs WHERE run_id = 'a'").run();
     expect(db.prepare('SELECT run_id FROM run_step_counts').all()).toEqual([{ run_id: 'b' }]);
+  });
+});
+
+describe('catch-ups', () => {
+  it('find the runs changed since their mark through runs_by_update, not by reading every run', () => {
+    const db = storeWith(syntheticRunRecords({ runId: 'r', steps: 1 }));
+    for (const sql of [TEXT_CHANGED_SQL, COUNTS_CHANGED_SQL]) {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0) as { detail: string }[]).map((r) => r.detail).join('\n');
+      expect(plan).toMatch(/SEARCH r USING INDEX runs_by_update/);
+    }
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The text index behind the runs list's search (migration 0010, ADR 0010):
- * one FTS5 document per run, holding the name, input, output and error of
- * every step, tokenized in trigrams so that a query keeps the meaning it had
+ * FTS5 documents of a run's steps (one per run, several for a big run),
+ * holding the name, input, output and error of every step, tokenized in trigrams so that a query keeps the meaning it had
  * as a LIKE scan: a case-insensitive substring of one field. Documents are
  * built lazily, by catchUpStepText, for runs changed since it last ran; the
  * importer never waits for them. A run whose document is missing or older than
@@ -25,6 +25,19 @@ const FIELD_SEPARATOR = '\u0001';
 const PLAIN = /^[\t\n\r\x20-\x7e]*$/;
 /** A time slice of catch-up work: one transaction, so readers between slices see whole documents. */
 const SLICE_MS = 50;
+
+/** Runs changed since the mark whose documents are missing or older (through runs_by_update: checked in the tests). */
+export const CHANGED_RUNS_SQL = `SELECT r.run_id, r.updated_at FROM runs r
+  WHERE r.updated_at >= ? AND NOT EXISTS (SELECT 1 FROM step_text_runs d WHERE d.run_id = r.run_id AND d.version = r.updated_at)
+  ORDER BY r.updated_at`;
+/**
+ * A run's text is split into documents of about this many characters (whole
+ * steps), so a run of 100,000 steps with long prompts is never one string
+ * (V8 caps a string near 512 MB) nor one FTS5 document held in memory whole.
+ */
+const DOCUMENT_CHARS = 4_000_000;
+/** Steps read per query while building documents: no statement is left open while documents are written. */
+const STEPS_PER_READ = 2_000;
 
 export interface StepTextQuery {
   /** The FTS5 query: the user's text as one quoted phrase, so NEAR, AND, * and quotes are text. */
@@ -58,44 +71,52 @@ export function catchUpStepText(db: Db, opts: { budgetMs?: number; now?: () => n
   const clock = opts.now ?? Date.now;
   const started = performance.now();
   const budget = opts.budgetMs ?? Infinity;
-  const changed = db
-    .prepare(
-      `SELECT r.run_id, r.updated_at, d.doc FROM runs r LEFT JOIN step_text_runs d ON d.run_id = r.run_id
-       WHERE r.updated_at >= ? AND d.version IS NOT r.updated_at ORDER BY r.updated_at`,
-    )
-    .all(readMark(db, 'step_text', clock())) as { run_id: string; updated_at: number; doc: number | null }[];
+  const changed = db.prepare(CHANGED_RUNS_SQL).all(readMark(db, 'step_text', clock())) as { run_id: string; updated_at: number }[];
   if (changed.length === 0) return { runs: 0, steps: 0, complete: true };
-  const fieldsOf = db.prepare('SELECT name, input, output, error FROM steps WHERE run_id = ?').raw();
-  const forget = db.prepare('DELETE FROM step_text WHERE rowid = ?');
+  const readSteps = db.prepare('SELECT step_id, name, input, output, error FROM steps WHERE run_id = ? AND step_id > ? ORDER BY step_id LIMIT ?').raw();
+  const forgetRun = db.prepare('DELETE FROM step_text_runs WHERE run_id = ?');
+  const stampDocument = db.prepare('INSERT INTO step_text_runs (run_id, version, plain) VALUES (?, ?, ?)');
   const addDocument = db.prepare('INSERT INTO step_text (rowid, body) VALUES (?, ?)');
-  const stampNew = db.prepare('INSERT INTO step_text_runs (run_id, version, plain) VALUES (?, ?, ?)');
-  const stampAgain = db.prepare('UPDATE step_text_runs SET version = ?, plain = ? WHERE doc = ?');
   let done = 0;
   let steps = 0;
   // The mark stops at the first run not indexed for good (left for later, or changed this millisecond).
   let mark: number | null = null;
   const indexRun = (run: (typeof changed)[number]) => {
-    const parts: string[] = [];
-    let plain = 1;
-    for (const row of fieldsOf.iterate(run.run_id) as IterableIterator<(string | null)[]>) {
-      steps++;
-      for (const field of row) {
-        if (field === null) continue;
-        parts.push(field);
-        if (plain === 1 && !PLAIN.test(field)) plain = 0;
-      }
-    }
-    const body = parts.join(FIELD_SEPARATOR);
-    const now = clock();
-    const version = versionStamp(run.updated_at, now);
+    const version = versionStamp(run.updated_at, clock());
     if (version === -1) mark ??= run.updated_at;
-    let doc = run.doc;
-    if (doc === null) doc = Number(stampNew.run(run.run_id, version, plain).lastInsertRowid);
-    else {
-      forget.run(doc);
-      stampAgain.run(version, plain, doc);
+    // The trigger on step_text_runs takes the run's old documents out of the index.
+    forgetRun.run(run.run_id);
+    let parts: string[] = [];
+    let chars = 0;
+    let plain = 1;
+    let documents = 0;
+    const addRunDocument = () => {
+      const doc = stampDocument.run(run.run_id, version, plain).lastInsertRowid;
+      addDocument.run(doc, parts.join(FIELD_SEPARATOR));
+      documents++;
+      parts = [];
+      chars = 0;
+      plain = 1;
+    };
+    let after = '';
+    for (;;) {
+      const page = readSteps.all(run.run_id, after, STEPS_PER_READ) as (string | null)[][];
+      for (const row of page) {
+        steps++;
+        for (let i = 1; i < row.length; i++) {
+          const field = row[i];
+          if (field === null) continue;
+          parts.push(field);
+          chars += field.length;
+          if (plain === 1 && !PLAIN.test(field)) plain = 0;
+        }
+        if (chars >= DOCUMENT_CHARS) addRunDocument();
+      }
+      if (page.length < STEPS_PER_READ) break;
+      after = page[page.length - 1][0] as string;
     }
-    addDocument.run(doc, body);
+    // A run without steps still gets its (empty) document: the stamp says it is indexed.
+    if (parts.length > 0 || documents === 0) addRunDocument();
   };
   while (done < changed.length && (done === 0 || performance.now() - started < budget)) {
     const sliceStart = performance.now();

@@ -7,7 +7,7 @@
  *   changes are counted by store/step-counts.ts before a list is read.
  * - `step_text` (FTS5, trigram tokens, contentless) and `step_text_runs`: one
  *   document per run holding its steps' name, input, output and error, for the
- *   runs list's text search (store/step-text-index.ts builds them lazily; see
+ *   runs list's text search; a big run takes several (store/step-text-index.ts builds them lazily; see
  *   docs/adr/0010-runs-list-search-index.md). Left empty here: building it for a
  *   big store takes seconds, and a search reads unindexed runs the old way.
  * - `runs_by_update`: which runs changed since a catch-up last ran.
@@ -30,11 +30,12 @@ INSERT INTO run_step_counts (run_id, version, steps)
 CREATE VIRTUAL TABLE step_text USING fts5(body, tokenize = 'trigram case_sensitive 0', content = '', contentless_delete = 1);
 CREATE TABLE step_text_runs (
   doc     INTEGER PRIMARY KEY,
-  run_id  TEXT NOT NULL UNIQUE REFERENCES runs(run_id) ON DELETE CASCADE,
+  run_id  TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
   version REAL NOT NULL,
   plain   INTEGER NOT NULL
 );
--- A forgotten run takes its document out of the index with it.
+CREATE INDEX step_text_runs_by_run ON step_text_runs (run_id, version);
+-- A forgotten run, or one indexed again, takes its documents out of the index with it.
 CREATE TRIGGER step_text_runs_forget AFTER DELETE ON step_text_runs BEGIN
   DELETE FROM step_text WHERE rowid = old.doc;
 END;
