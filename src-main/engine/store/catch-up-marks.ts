@@ -12,13 +12,21 @@ import type { Db, ReadableDb } from './open-database';
 export type CatchUp = 'step_counts' | 'step_text';
 
 /**
- * Where a catch-up got to: every run last changed before it is up to date. A
- * mark later than the clock (the clock was set back) is not trusted: every run
- * is looked at again.
+ * Another process (`tb import` while the app runs) stamps a run when it writes
+ * and commits a moment later: a catch-up in between may already have moved its
+ * mark past that stamp. Runs changed this long before the mark are looked at
+ * again (each costs one index lookup when it is up to date).
+ */
+const MARK_SLACK_MS = 60_000;
+
+/**
+ * Where a catch-up should start: every run last changed before it is up to
+ * date. A mark later than the clock (the clock was set back) is not trusted:
+ * every run is looked at again.
  */
 export function readMark(db: ReadableDb, name: CatchUp, now: number): number {
   const row = db.prepare('SELECT at FROM catch_up_marks WHERE name = ?').get(name) as { at: number } | undefined;
-  return row === undefined || row.at > now ? 0 : row.at;
+  return row === undefined || row.at > now ? 0 : row.at - MARK_SLACK_MS;
 }
 
 export function writeMark(db: Db, name: CatchUp, at: number): void {

@@ -97,6 +97,16 @@ describe('the step text index', () => {
     expect(indexedDocs(db, 'late words')).toBe(1);
   });
 
+  it('a run another process stamped before the last catch-up but committed after it is still indexed', () => {
+    const now = Date.now();
+    const db = storeWith();
+    write(db, syntheticRunRecords({ runId: 'seen', steps: 1 }), now - 5_000);
+    catchUpStepText(db, { now: () => now });
+    write(db, syntheticRunRecords({ runId: 'late-commit', steps: 1, pipeline: 'other' }), now - 8_000);
+    expect(catchUpStepText(db, { now: () => now + 1 })).toMatchObject({ runs: 1 });
+    expect(indexedDocs(db, 'input of step 0')).toBe(2);
+  });
+
   it('after the clock was set back, runs changed at the earlier time are still indexed', () => {
     const db = storeWith();
     const now = Date.now();
