@@ -3,7 +3,8 @@
  * 10,000-step and a 100,000-step run into a temporary home, serves it, and
  * measures in headless Chromium:
  *  - click on the run → its first view (waterfall or graph) and the step list
- *    painted: goal ≤ 1 s for 10,000 steps, ≤ 3 s for 100,000;
+ *    painted: goal ≤ 1 s for 10,000 steps, ≤ 1.5 s (issue 14) and ≤ 3 s (issue 13)
+ *    for 100,000; BENCH_UI_SIZES=1000000 also opens a 1,000,000-step run (no goal);
  *  - the 100,000-step run fully expanded (Expand all: 100,000 rows), scripted
  *    scrolling of the waterfall and of the step list, frames counted with
  *    requestAnimationFrame: goal ≥ 50 fps;
@@ -19,7 +20,11 @@ import { loopRunSpec, writeTrace } from './trace-writer';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const GOAL_MS = 1000;
+/** Issue 13: a 100,000-step run first paints within 3 s; issue 14: it is interactive within 1.5 s. */
 const BIG_FIRST_PAINT_GOAL_MS = 3000;
+const BIG_INTERACTIVE_GOAL_MS = 1500;
+/** Above this the whole-run getRun baseline is not taken (a 1,000,000-step run is ~430 MB of JSON). */
+const WHOLE_RUN_BASELINE_MAX = 200_000;
 const SCROLL_GOAL_FPS = 50;
 
 interface OpenTiming {
@@ -47,14 +52,14 @@ async function openRunTimed(page: Page, runId: string): Promise<OpenTiming> {
     const t0 = performance.now();
     row.click();
     await new Promise((resolve, reject) => {
-      const deadline = t0 + 120000;
+      const deadline = t0 + 600000;
       function frame() {
         const now = performance.now();
         longest = Math.max(longest, now - last);
         last = now;
         if (!interactive && document.querySelector('.react-flow__node .graph-node, .wf-row .wf-bar') && document.querySelector('.step-row')) interactive = now - t0;
         if (interactive && document.querySelector('[data-testid="blame-verdict"], .blame-panel ~ .error-note, .right-block .error-note')) return resolve();
-        if (now > deadline) return reject(new Error('run did not open within 120 s'));
+        if (now > deadline) return reject(new Error('run did not open within 600 s'));
         requestAnimationFrame(frame);
       }
       requestAnimationFrame(frame);
@@ -215,10 +220,14 @@ export async function benchUi(): Promise<{ lines: string[] }> {
       const select = await selectStepTimed(page);
       const expand = await expandTimed(page);
       const label = `${n.toLocaleString('en-US')}-step run`;
-      const engine = await getRunTimed(server, runIds[n]);
-      lines.push(`${label}: engine getRun over HTTP (read and parsed in Node, no browser) ${Math.round(engine.ms)} ms for ${engine.mb.toFixed(1)} MB of JSON`);
-      const goal = n === 10_000 ? GOAL_MS : BIG_FIRST_PAINT_GOAL_MS;
-      const verdict = warm.interactiveMs <= goal ? `meets the ≤ ${goal} ms goal` : `MISSES the ≤ ${goal} ms goal`;
+      if (n <= WHOLE_RUN_BASELINE_MAX) {
+        const engine = await getRunTimed(server, runIds[n]);
+        lines.push(`${label}: engine getRun over HTTP (read and parsed in Node, no browser) ${Math.round(engine.ms)} ms for ${engine.mb.toFixed(1)} MB of JSON`);
+      }
+      const goals = n <= 10_000 ? [GOAL_MS] : n <= 100_000 ? [BIG_INTERACTIVE_GOAL_MS, BIG_FIRST_PAINT_GOAL_MS] : [];
+      const verdict = goals.length
+        ? goals.map((goal) => (warm.interactiveMs <= goal ? `meets the ≤ ${goal} ms goal` : `MISSES the ≤ ${goal} ms goal`)).join(', ')
+        : 'opens (no time goal at this size)';
       const view = (await page.locator('[data-testid="waterfall"]').count()) ? 'waterfall' : 'graph';
       lines.push(
         `${label}: click → ${view} + step list painted ${Math.round(cold.interactiveMs)} ms first open, ${Math.round(warm.interactiveMs)} ms second open (fresh page): ${verdict}`,
