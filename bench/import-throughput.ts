@@ -13,11 +13,15 @@ import { importFile } from '../src-main/engine/ingest/import-file';
 import { syntheticRunRecords, toJsonl } from '../test/support/synthetic-trace';
 import { foldRecords } from '../src-main/engine/ingest/native/fold-records';
 import { exportOtlp } from '../src-main/engine/ingest/foreign/index';
+import { importWhole } from '../src-main/engine/ingest/import-foreign';
 import { duckdbReadJson } from './duckdb-peer';
+import { importInChild, writeLargeOtlp } from './otlp-large-file';
 
 const REPEATS = 5;
 /** The OTLP import takes seconds a time: three are enough to find its best. */
 const OTLP_REPEATS = 3;
+/** Size of the generated file whose import's peak RSS is measured (goal: ≤ 300 MB for 500 MB). */
+const OTLP_LARGE_MB = Number(process.env.TB_BENCH_OTLP_MB ?? 500);
 
 /** Wall time and this process's CPU time of `f`, in ms. CPU time barely moves when other processes load the machine. */
 function measure(f: () => unknown): { wall: number; cpu: number } {
@@ -74,16 +78,33 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
   const otlpFile = path.join(dir, 'big.otlp.json');
   (() => fs.writeFileSync(otlpFile, JSON.stringify(exportOtlp(foldRecords(syntheticRunRecords({ runId: 'bench-otlp', steps }))[0]))))();
   const otlpMb = fs.statSync(otlpFile).size / 1e6;
-  let otlpMs = Infinity;
+  // The streaming import (through importFile, as the engine calls it) and the whole-document import it
+  // replaced (the same file parsed at once, one transaction) take turns, like the native import and the raw insert.
+  const otlpBest = { wall: Infinity, cpu: Infinity };
+  const wholeBest = { wall: Infinity, cpu: Infinity };
   for (let i = 0; i < OTLP_REPEATS; i++) {
     const db = openDatabase(path.join(dir, `otlp-${i}.db`));
-    const t = performance.now();
-    const r = importFile(db, otlpFile, { final: true });
-    otlpMs = Math.min(otlpMs, performance.now() - t);
+    let r: ReturnType<typeof importFile> | undefined;
+    keepBest(otlpBest, measure(() => (r = importFile(db, otlpFile, { final: true }))));
     const stored = (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
-    if (r.newErrors.some((e) => e.level === 'error') || stored !== steps) throw new Error(`OTLP bench import stored ${stored} of ${steps} steps`);
+    if (r!.newErrors.some((e) => e.level === 'error') || stored !== steps) throw new Error(`OTLP bench import stored ${stored} of ${steps} steps`);
     db.close();
+    const wholeDb = openDatabase(path.join(dir, `otlp-whole-${i}.db`));
+    const fd = fs.openSync(otlpFile, 'r');
+    keepBest(wholeBest, measure(() => importWhole(wholeDb, fd, otlpFile, fs.fstatSync(fd).size, 'otlp', [])));
+    fs.closeSync(fd);
+    wholeDb.close();
   }
+  const otlpMs = otlpBest.wall;
+  // Peak memory, each in a fresh process: the same file both ways, then a large generated file streamed.
+  const rssStream = importInChild(otlpFile, path.join(dir, 'rss-stream.db'), 'stream');
+  const rssWhole = importInChild(otlpFile, path.join(dir, 'rss-whole.db'), 'whole');
+  const largeFile = path.join(dir, 'large.otlp.json');
+  const largeSpans = writeLargeOtlp(largeFile, OTLP_LARGE_MB);
+  const largeMb = fs.statSync(largeFile).size / 1e6;
+  const rssLarge = importInChild(largeFile, path.join(dir, 'rss-large.db'), 'stream');
+  fs.rmSync(largeFile, { force: true });
+  const rss = (c: typeof rssStream) => ('failed' in c ? `failed (${c.failed})` : `${c.maxRssMb.toFixed(0)} MB`);
 
   const peer = await duckdbReadJson(otlpFile, dir, OTLP_REPEATS);
 
@@ -97,7 +118,12 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
       `import: ${steps.toLocaleString('en')} steps (${(steps * 2 + 2).toLocaleString('en')} records, ${sizeMb.toFixed(1)} MB), best of ${REPEATS}: ${importMs.toFixed(0)} ms = ${Math.round(importRate).toLocaleString('en')} steps/s`,
       `raw better-sqlite3 insert of the same rows, one transaction, best of ${REPEATS}: ${rawMs.toFixed(0)} ms = ${Math.round(rawRate).toLocaleString('en')} rows/s`,
       `ratio import/raw: ${ratio.toFixed(2)}× wall, ${(rawBest.cpu / importBest.cpu).toFixed(2)}× CPU time (best of ${REPEATS} each: import ${importBest.cpu.toFixed(0)} ms, raw ${rawBest.cpu.toFixed(0)} ms) (goal ≥ 0.6×)`,
-      `OTLP/JSON import of the same run (${otlpMb.toFixed(1)} MB, one document), best of ${OTLP_REPEATS}: ${otlpMs.toFixed(0)} ms = ${Math.round(steps / (otlpMs / 1000)).toLocaleString('en')} steps/s = ${(steps / (otlpMs / 1000) / rawRate).toFixed(2)}× raw (goal ≥ 0.3×)`,
+      `OTLP/JSON import of the same run (${otlpMb.toFixed(1)} MB, one document, streamed), best of ${OTLP_REPEATS}: ${otlpMs.toFixed(0)} ms = ${Math.round(steps / (otlpMs / 1000)).toLocaleString('en')} steps/s = ${(rawMs / otlpMs).toFixed(2)}× raw wall, ${(rawBest.cpu / otlpBest.cpu).toFixed(2)}× raw CPU time (import ${otlpBest.cpu.toFixed(0)} ms CPU) (goal ≥ 0.3×)`,
+      `  before: the whole-document import of the same file, best of ${OTLP_REPEATS}: ${wholeBest.wall.toFixed(0)} ms = ${(rawMs / wholeBest.wall).toFixed(2)}× raw wall, ${(rawBest.cpu / wholeBest.cpu).toFixed(2)}× raw CPU time (${wholeBest.cpu.toFixed(0)} ms CPU); streamed/whole CPU time ${(otlpBest.cpu / wholeBest.cpu).toFixed(2)}×`,
+      `OTLP peak RSS (child process, maxRSS) for the ${otlpMb.toFixed(1)} MB file: streamed ${rss(rssStream)}, whole-document ${rss(rssWhole)}`,
+      'failed' in rssLarge
+        ? `OTLP peak RSS for a generated ${largeMb.toFixed(0)} MB file: ${rss(rssLarge)} (goal ≤ 300 MB)`
+        : `OTLP peak RSS for a generated ${largeMb.toFixed(0)} MB file (${largeSpans.toLocaleString('en')} spans, one trace), streamed: ${rss(rssLarge)} (goal ≤ 300 MB); ${rssLarge.steps.toLocaleString('en')} steps in ${rssLarge.cpuMs.toFixed(0)} ms CPU, ${rssLarge.wallMs.toFixed(0)} ms wall`,
       'unavailable' in peer
         ? `peer: DuckDB read_json not measured (${peer.unavailable})`
         : `peer: DuckDB ${peer.version} read_json of the same file into a table of ${peer.rows.toLocaleString('en')} span rows, best of ${OTLP_REPEATS}: ${peer.ms.toFixed(0)} ms = ${(steps / (peer.ms / 1000) / rawRate).toFixed(2)}× raw; Traceback's OTLP import takes ${(otlpMs / peer.ms).toFixed(1)}× DuckDB's time`,

@@ -1,0 +1,115 @@
+/**
+ * The memory figure of the OTLP import: a generated OTLP/JSON document of
+ * ~500 MB (TB_BENCH_OTLP_MB to shrink it) imported in a child process, whose
+ * peak RSS (process.resourceUsage().maxRSS) is the figure. One trace, so the
+ * whole-run rules see every span: the worst case for memory.
+ *
+ * Run as a script, this file is the child: `tsx bench/otlp-large-file.ts FILE DB stream|whole`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type { ImportError } from '../src-shared/model';
+import { openDatabase } from '../src-main/engine/store/open-database';
+import { importWhole } from '../src-main/engine/ingest/import-foreign';
+import { importOtlpStreaming } from '../src-main/engine/ingest/otlp/otlp-stream-import';
+
+const KINDS = ['CHAIN', 'LLM', 'TOOL', 'RETRIEVER'] as const;
+
+function hex(n: number, width: number): string {
+  return n.toString(16).padStart(width, '0');
+}
+
+/** One span as OpenInference instrumentation writes it; parents form a tree 8 wide. */
+function spanJson(i: number): string {
+  const kind = KINDS[i % KINDS.length];
+  const start = 1_700_000_000_000_000_000n + BigInt(i) * 1_000_000n;
+  const attributes: { key: string; value: { stringValue?: string; intValue?: number } }[] = [
+    { key: 'openinference.span.kind', value: { stringValue: kind } },
+    { key: 'input.value', value: { stringValue: JSON.stringify({ step: i, question: `what does record ${i} of the ledger say about the quarterly totals?` }) } },
+    { key: 'input.mime_type', value: { stringValue: 'application/json' } },
+    { key: 'output.value', value: { stringValue: JSON.stringify({ answer: `record ${i} shows a total of ${(i * 37) % 10007} units, up from the previous quarter` }) } },
+    { key: 'output.mime_type', value: { stringValue: 'application/json' } },
+  ];
+  if (kind === 'LLM') {
+    attributes.push({ key: 'llm.model_name', value: { stringValue: 'gpt-4o-mini' } }, { key: 'llm.token_count.prompt', value: { intValue: 100 + (i % 50) } }, { key: 'llm.token_count.completion', value: { intValue: 20 + (i % 30) } });
+  }
+  return JSON.stringify({
+    traceId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+    spanId: hex(i + 1, 16),
+    ...(i > 0 ? { parentSpanId: hex(Math.floor((i - 1) / 8) + 1, 16) } : {}),
+    name: `${kind.toLowerCase()}-${i % 13}`,
+    kind: 1,
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + 500_000n),
+    attributes,
+    status: { code: 1 },
+  });
+}
+
+/** Writes the document a megabyte at a time; returns how many spans it holds. */
+export function writeLargeOtlp(file: string, mb: number): number {
+  const fd = fs.openSync(file, 'w');
+  const target = mb * 1e6;
+  let written = 0;
+  const write = (s: string) => {
+    fs.writeSync(fd, s);
+    written += Buffer.byteLength(s);
+  };
+  write('{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"ledger-agent"}}]},"scopeSpans":[{"scope":{"name":"openinference.instrumentation.langchain","version":"0.1.0"},"spans":[');
+  let spans = 0;
+  let chunk: string[] = [];
+  let chunkBytes = 0;
+  while (written + chunkBytes < target) {
+    const s = spanJson(spans);
+    chunk.push(spans === 0 ? s : ',' + s);
+    chunkBytes += s.length + 1;
+    spans += 1;
+    if (chunkBytes > 1e6) {
+      write(chunk.join(''));
+      chunk = [];
+      chunkBytes = 0;
+    }
+  }
+  write(chunk.join('') + ']}]}]}\n');
+  fs.closeSync(fd);
+  return spans;
+}
+
+export interface ChildImport {
+  maxRssMb: number;
+  cpuMs: number;
+  wallMs: number;
+  steps: number;
+  errors: number;
+}
+
+/** Imports `file` in a fresh process (streaming or whole-document path) and returns its peak RSS and times. */
+export function importInChild(file: string, dbFile: string, mode: 'stream' | 'whole'): ChildImport | { failed: string } {
+  const tsx = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'node_modules', '.bin', 'tsx');
+  const r = spawnSync(tsx, [new URL(import.meta.url).pathname, file, dbFile, mode], { encoding: 'utf8', maxBuffer: 1e7 });
+  const last = r.stdout.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(last) as ChildImport;
+  } catch {
+    return { failed: (r.stderr || r.stdout || `exit ${r.status} ${r.signal ?? ''}`).trim().split('\n').slice(-3).join(' ') };
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [file, dbFile, mode] = process.argv.slice(2);
+  const db = openDatabase(dbFile);
+  const fd = fs.openSync(file, 'r');
+  const size = fs.fstatSync(fd).size;
+  const c = process.cpuUsage();
+  const t = performance.now();
+  const errors: ImportError[] = [];
+  if (mode === 'whole') importWhole(db, fd, file, size, 'otlp', errors);
+  else importOtlpStreaming(db, fd, file, size, 'otlp', errors);
+  const wallMs = performance.now() - t;
+  const used = process.cpuUsage(c);
+  const steps = (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
+  db.close();
+  const out: ChildImport = { maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: (used.user + used.system) / 1000, wallMs, steps, errors: errors.filter((e) => e.level === 'error').length };
+  console.log(JSON.stringify(out));
+}
