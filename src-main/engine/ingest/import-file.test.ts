@@ -184,3 +184,36 @@ describe('fork provenance', () => {
     expect(run.extra).toEqual({});
   });
 });
+
+describe('a block decoded window by window', () => {
+  it('reads a UTF-8 file with CRLF endings, a line longer than a window and bad bytes far into the block with every line and value intact and the bad line named', () => {
+    const dir = tmp();
+    const file = path.join(dir, 'utf8.jsonl');
+    const records = syntheticRunRecords({ runId: 'wide', steps: 400 });
+    for (const r of records) if (r.type === 'step-start') r.input = { text: `café ☕ 😀 ${r.step_id} ${'é'.repeat(r.index === 200 ? 40_000 : 20)}` };
+    const lines = toJsonl(records).trimEnd().split('\n');
+    // CRLF on some lines; two bad bytes in a step-start on line 602, well past the first 32 kB window.
+    const bytes = Buffer.concat(lines.map((l, i) => {
+      const b = Buffer.from(l + (i % 7 === 0 ? '\r\n' : '\n'));
+      if (i === 601) {
+        const at = b.indexOf('café') + 3;
+        b[at] = 0xff;
+        b[at + 1] = 0xff;
+      }
+      return b;
+    }));
+    expect(bytes.length).toBeGreaterThan(3 * 32 * 1024);
+    fs.writeFileSync(file, bytes);
+    const db = openDatabase(':memory:');
+    const r = importFile(db, file);
+    expect(r.linesRead).toBe(lines.length);
+    expect(r.newErrors).toEqual([expect.objectContaining({ line: 602, level: 'warning', message: 'invalid UTF-8: 2 character(s) replaced by U+FFFD' })]);
+    const detail = getRunDetail(db, 'wide');
+    expect(detail.steps).toHaveLength(400);
+    expect((detail.steps[200].input as { text: string }).text).toBe(`café ☕ 😀 s200 ${'é'.repeat(40_000)}`);
+    expect((detail.steps[199].input as { text: string }).text).toBe(`café ☕ 😀 s199 ${'é'.repeat(20)}`);
+    const broken = detail.steps.filter((s) => (s.input as { text: string }).text.includes('\ufffd'));
+    expect(broken).toHaveLength(1);
+    expect(importFile(db, file).linesRead).toBe(0);
+  });
+});
