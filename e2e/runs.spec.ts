@@ -19,6 +19,30 @@ test('an engineer opens the UI and sees the demo runs, healthy and failing', asy
   await screenshot(app, 'runs-timeline');
 });
 
+test('runs hours apart: the timeline cuts the idle time out, so each run is a bar, not a 1 px tick', async ({ app, tb }) => {
+  const H = 3_600_000;
+  const base = Date.now() - 40 * H;
+  const step = { id: 's', parent: null, name: 'work', durationMs: 4_000 };
+  const files = [0, 0.01, 38].map((h, i) =>
+    writeTrace(path.join(tb.home, 'generated'), { runId: `spread-${i}`, pipeline: 'spread-out', startedAt: base + h * H, steps: [step] }),
+  );
+  await callApi(tb, 'importPaths', { paths: files.map((f) => f.file) });
+  await app.goto(`${tb.url}#/runs`);
+  await app.getByPlaceholder(/Search runs/).fill('spread-out');
+  await app.getByRole('button', { name: 'Timeline' }).click();
+  await expect(app.locator('.timeline-row')).toHaveCount(3);
+  const cut = app.getByTestId('timeline-break');
+  await expect(cut).toHaveCount(1);
+  await expect(cut).toHaveAttribute('title', /left out of the axis/);
+  const bar = (await app.locator('.timeline-row[data-run-id="spread-0"] .timeline-bar').boundingBox())!;
+  const track = (await app.locator('.timeline-row[data-run-id="spread-0"] .timeline-track').boundingBox())!;
+  // A 4 s run among 38 h: on a linear axis it would be 0.003 % of the track.
+  expect(bar.width / track.width).toBeGreaterThan(0.05);
+  const last = (await app.locator('.timeline-row[data-run-id="spread-2"] .timeline-bar').boundingBox())!;
+  expect(last.x).toBeGreaterThan(bar.x + bar.width);
+  await screenshot(app, 'runs-timeline-spread');
+});
+
 test('filtering to failed runs shows only failed runs, and the link keeps the filter', async ({ app, tb }) => {
   const all = await callApi(tb, 'listRuns', {});
   const failed = await callApi(tb, 'listRuns', { filter: 'failed' });

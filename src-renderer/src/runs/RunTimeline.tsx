@@ -7,11 +7,11 @@ import { formatDuration, formatTime } from '../text/format';
 import { runState } from '../../../src-shared/run-state';
 import { useShortRunId } from './use-short-ids';
 import { timelineRows } from './sort-runs';
+import { tickLabel, timelineScale, timelineTicks } from './timeline-scale';
 
 const ROW_HEIGHT = 24;
-const TICKS = 6;
 
-/** One row per run, time across, grouped by pipeline. */
+/** One row per run, time across (long idle gaps cut out, timeline-scale.ts), grouped by pipeline. */
 export function RunTimeline({ runs }: { runs: RunSummary[] }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const { rows, start, end } = useMemo(() => timelineRows(runs), [runs]);
@@ -23,15 +23,29 @@ export function RunTimeline({ runs }: { runs: RunSummary[] }) {
     estimateSize: () => ROW_HEIGHT,
     overscan: 16,
   });
-  const ticks = Array.from({ length: TICKS }, (_, i) => start + (span * i) / (TICKS - 1));
+  const scale = useMemo(() => timelineScale(runs.map((r) => ({ from: r.started_at, to: r.started_at + (r.duration_ms ?? 0) })), start, end), [runs, start, end]);
+  const ticks = useMemo(() => timelineTicks(scale), [scale]);
+  const multiDay = new Date(start).toDateString() !== new Date(end).toDateString();
   return (
     <div className="timeline" aria-label="Runs timeline">
       <div className="timeline-axis">
         <span className="timeline-label-col" />
         <span className="timeline-track">
           {ticks.map((t, i) => (
-            <span key={i} className="timeline-tick" style={{ left: `${(i / (TICKS - 1)) * 100}%` }}>
-              {formatTime(t).slice(5)}
+            <span key={i} className={`timeline-tick${scale.breaks.some((b) => b.to === t) ? ' after-break' : ''}`} style={{ left: `${scale.x(t)}%` }}>
+              {tickLabel(t, span, multiDay)}
+            </span>
+          ))}
+          {scale.breaks.map((b) => (
+            <span
+              key={b.from}
+              className="timeline-break"
+              data-testid="timeline-break"
+              style={{ left: `${b.left}%`, width: `${b.width}%` }}
+              title={`No run from ${formatTime(b.from)} to ${formatTime(b.to)}: ${formatDuration(b.to - b.from)} left out of the axis`}
+              aria-label={`${formatDuration(b.to - b.from)} without runs, left out`}
+            >
+              ⋯
             </span>
           ))}
         </span>
@@ -49,8 +63,8 @@ export function RunTimeline({ runs }: { runs: RunSummary[] }) {
               );
             }
             const run = row.run;
-            const left = ((run.started_at - start) / span) * 100;
-            const width = Math.max(((run.duration_ms ?? 0) / span) * 100, 0.25);
+            const left = scale.x(run.started_at);
+            const width = Math.max(scale.x(run.started_at + (run.duration_ms ?? 0)) - left, 0.25);
             const health = runState(run).state;
             return (
               <div key={run.run_id} className="timeline-row" style={style} data-run-id={run.run_id} onClick={() => act(openRun, run.run_id)}>
@@ -58,6 +72,9 @@ export function RunTimeline({ runs }: { runs: RunSummary[] }) {
                   {shortRunId(run.run_id)} <span className="muted">{formatDuration(run.duration_ms)}</span>
                 </span>
                 <span className="timeline-track">
+                  {scale.breaks.map((b) => (
+                    <span key={b.from} className="timeline-break-band" style={{ left: `${b.left}%`, width: `${b.width}%` }} />
+                  ))}
                   <span
                     className={`timeline-bar bar-${health}`}
                     style={{ left: `${left}%`, width: `${Math.min(width, 100 - left)}%` }}
