@@ -10,6 +10,7 @@
  * larger part of its JSON.
  */
 import type { RunDetail, Run, Score, Step } from './model';
+import type { TokenUsage } from './trace-format';
 
 export interface StepColumns {
   step_id: string[];
@@ -25,6 +26,8 @@ export interface StepColumns {
   replayed: boolean[];
   /** Only the steps that have user scores, by position. */
   user_scores: Record<number, Score[]>;
+  /** Token usage of the steps that recorded it, by position (small, and what token totals and the tokens column need). */
+  usage?: Record<number, TokenUsage>;
 }
 
 export interface RunSkeleton {
@@ -35,8 +38,9 @@ export interface RunSkeleton {
 export type StepPayload = Pick<Step, 'step_id' | 'input' | 'output' | 'error' | 'usage' | 'metadata' | 'extra'>;
 
 /**
- * The steps of a skeleton as Step objects, payload fields empty (input, output, error and usage
- * null; metadata and extra {}): fields equal to getRun's once a step's payload is merged in.
+ * The steps of a skeleton as Step objects, payload fields empty (input, output and error null;
+ * metadata and extra {}; usage as the skeleton has it): fields equal to getRun's once a step's
+ * payload is merged in.
  */
 export function detailFromSkeleton(s: RunSkeleton): RunDetail {
   const c = s.steps;
@@ -60,7 +64,7 @@ export function detailFromSkeleton(s: RunSkeleton): RunDetail {
       // As the store computes it (rows.ts): a step stamped as ending before it started lasted 0 ms.
       duration_ms: ended === null ? null : Math.max(0, ended - c.started_at[i]),
       model: c.model[i],
-      usage: null,
+      usage: c.usage?.[i] ?? null,
       metadata: {},
       user_scores: c.user_scores[i] ?? [],
       replayed: c.replayed[i],

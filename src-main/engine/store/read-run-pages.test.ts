@@ -26,6 +26,9 @@ async function setup(steps: number): Promise<void> {
   server = await startServer(engine, { port: 0, rendererDir });
   const file = path.join(home, 'big.jsonl');
   const records = syntheticRunRecords({ runId: 'big', steps, failAt: 7 });
+  // Token usage travels in the skeleton (token totals and the tokens column need it for every step).
+  const end3 = records.find((r) => r.type === 'step-end' && r.step_id === 's3');
+  if (end3 && end3.type === 'step-end') end3.usage = { input_tokens: 120, output_tokens: 30 };
   // A user score on one step travels in the skeleton.
   records.push({ type: 'score', run_id: 'big', step_id: 's2', name: 'quality', value: 0.25, explanation: 'vague', ts: 1_700_000_000_002 });
   fs.writeFileSync(file, toJsonl(records));
@@ -58,6 +61,8 @@ describe('a run read in pages over HTTP', () => {
     expect([skeleton.steps.status[7], skeleton.steps.parent_id[7], skeleton.steps.name[7]]).toEqual(['error', 's0', 'generate']);
     expect(skeleton.steps).not.toHaveProperty('input');
     expect(skeleton.steps.user_scores).toEqual({ 2: [{ name: 'quality', value: 0.25, explanation: 'vague', source: 'user' }] });
+    expect(skeleton.steps.usage).toEqual({ 3: { input_tokens: 120, output_tokens: 30 } });
+    expect(detailFromSkeleton(skeleton).steps[3].usage).toEqual(whole.steps[3].usage);
     // The skeleton is a fraction of the whole run on the wire.
     expect(JSON.stringify(skeleton).length).toBeLessThan(JSON.stringify(whole).length * 0.5);
 

@@ -1,10 +1,12 @@
 /**
  * A run read in parts (src-shared/run-skeleton.ts): the skeleton of all its
  * steps without their payload columns, and payloads of chosen steps. The
- * skeleton query reads no input/output/metadata text at all, so its cost
- * grows with the number of steps, not with what they carried.
+ * skeleton query reads no input/output/metadata text at all (token usage,
+ * a few numbers, is the one payload it carries), so its cost grows with the
+ * number of steps, not with what they carried.
  */
 import type { RunSkeleton, StepColumns, StepPayload } from '../../../src-shared/run-skeleton';
+import type { TokenUsage } from '../../../src-shared/trace-format';
 import type { ReadableDb } from './open-database';
 import { readRunHead, resolveRunId } from './read-runs';
 import { scoresOf } from './rows';
@@ -12,7 +14,7 @@ import { cutParentCycles } from './parent-cycles';
 
 // The same order as read-runs.ts STEPS_OF_RUN_SQL, so positions agree with getRun's steps.
 const SKELETON_SQL = `
-SELECT step_id, parent_id, idx, name, type, replay_key, status, started_at, ended_at, model, replayed
+SELECT step_id, parent_id, idx, name, type, replay_key, status, started_at, ended_at, model, replayed, usage
 FROM steps WHERE run_id = ? ORDER BY idx, started_at`;
 const PAYLOAD_COLUMNS = 'step_id, input, output, error, usage, metadata, extra';
 
@@ -45,7 +47,9 @@ export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.no
     model: new Array(n),
     replayed: new Array(n),
     user_scores: {},
+    usage: {},
   };
+  const usage = steps.usage!;
   for (let i = 0; i < n; i++) {
     const r = rows[i];
     steps.step_id[i] = r[0] as string;
@@ -59,6 +63,7 @@ export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.no
     steps.ended_at[i] = r[8] as number | null;
     steps.model[i] = r[9] as string | null;
     steps.replayed[i] = r[10] === 1;
+    if (r[11] !== null) usage[i] = JSON.parse(r[11] as string) as TokenUsage;
   }
   // As getRun does: one parent link of each cycle is cut, so every tree walk sees a forest.
   const cut = cutParentCycles(steps.step_id, steps.parent_id, steps.index);
