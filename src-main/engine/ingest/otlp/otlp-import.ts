@@ -12,6 +12,8 @@ import { attributeMap, decodeId, nanosToMs, spanKindName, statusIsError } from '
 
 export interface Located {
   span: Record<string, unknown>;
+  /** Indices of `path` (resourceSpans, scopeSpans, spans), so a summary can rebuild it instead of holding it. */
+  at: [number, number, number];
   path: string;
   line: number;
   resource: Record<string, Json>;
@@ -75,7 +77,7 @@ export function collectSpans(request: unknown, baseLine: number, idLines: Map<st
           issues.push({ line, level: 'error', message: `${path}: not an object; skipped` });
           return;
         }
-        out.push({ span, path, line, resource, scope });
+        out.push({ span, at: [i, j, k], path, line, resource, scope });
       });
     });
   });

@@ -215,7 +215,7 @@ export class OtlpSpanStream {
           sawSpans = true;
           if (r.peek() === OPEN_ARRAY) {
             spansArray = true;
-            yield* elements(r, (k) => this.span(`${ssPath}.spans[${k}]`, resource, scope));
+            yield* elements(r, (k) => this.span(`${ssPath}.spans[${k}]`, [i, j, k], resource, scope));
           } else r.skipValue();
         } else r.skipValue();
         const c = r.peek();
@@ -227,7 +227,7 @@ export class OtlpSpanStream {
     if (!spansArray) this.issues.push({ line: 1, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
   }
 
-  private *span(path: string, resource: Record<string, Json>, scope: string | null): Generator<Located> {
+  private *span(path: string, at: [number, number, number], resource: Record<string, Json>, scope: string | null): Generator<Located> {
     const r = this.reader;
     if (r.peek() !== OPEN_OBJECT) {
       r.skipValue();
@@ -260,7 +260,7 @@ export class OtlpSpanStream {
       const rawId = typeof span.spanId === 'string' ? span.spanId : null;
       line = (rawId !== null && this.idLines.get(rawId)) || 1;
     }
-    yield { span, path, line, resource, scope };
+    yield { span, at, path, line, resource, scope };
   }
 }
 
