@@ -41,3 +41,20 @@ export function writeMark(db: Db, name: CatchUp, at: number): void {
 export function versionStamp(updatedAt: number, now: number): number {
   return updatedAt < Math.floor(now) ? updatedAt : -1;
 }
+
+/**
+ * Runs a catch-up unless another connection (`tb import` beside the app) is
+ * writing: the list it serves is right without it, so it neither waits for the
+ * write lock nor fails; the next list catches up.
+ */
+export function catchUpUnlessBusy(db: Db, catchUp: () => unknown): void {
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    catchUp();
+  } catch (err) {
+    if (!String((err as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY')) throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${Number(timeout)}`);
+  }
+}

@@ -9,6 +9,7 @@ import { EngineError } from '../../../src-shared/result';
 import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from './rows';
 import type { Db, ReadableDb } from './open-database';
 import { catchUpStepCounts } from './step-counts';
+import { catchUpUnlessBusy } from './catch-up-marks';
 import { catchUpStepText, stepTextQuery } from './step-text-index';
 import { runOrigin } from './run-origin';
 import { breakParentCycles } from './parent-cycles';
@@ -97,13 +98,13 @@ function likePattern(text: string): string {
 /**
  * The runs list (`tb list`, the UI's run list). It brings the derived tables it
  * reads up to date first (step counts; the text index when searching), so it
- * needs a writable handle.
+ * needs a writable handle; while another connection writes it skips that.
  */
 export function listRuns(db: Db, q: ListRunsQuery = {}, now = Date.now()): RunSummary[] {
-  catchUpStepCounts(db);
+  catchUpUnlessBusy(db, () => catchUpStepCounts(db));
   const text = q.search?.trim() || null;
   const indexed = text === null ? null : stepTextQuery(text);
-  if (indexed) catchUpStepText(db, { budgetMs: SEARCH_CATCH_UP_MS });
+  if (indexed) catchUpUnlessBusy(db, () => catchUpStepText(db, { budgetMs: SEARCH_CATCH_UP_MS }));
   const rows = db.prepare(indexed ? LIST_RUNS_INDEXED_SQL : LIST_RUNS_SQL).all({
     ...(indexed ? { match: indexed.match, plain: indexed.plain ? 1 : 0 } : {}),
     pipeline: q.pipeline ?? null,

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import { syntheticRunRecords } from '../../../test/support/synthetic-trace';
 import { openDatabase, type Db } from './open-database';
@@ -137,5 +140,30 @@ describe('catch-ups', () => {
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0) as { detail: string }[]).map((r) => r.detail).join('\n');
       expect(plan).toMatch(/SEARCH r USING INDEX runs_by_update/);
     }
+  });
+});
+
+describe('while another process writes', () => {
+  it('the runs list neither waits for the write lock nor fails, and still finds what the index has not caught up with', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tb-busy-')), 'traces.db');
+    const app = openDatabase(file);
+    write(app, syntheticRunRecords({ runId: 'old', steps: 2 }), Date.now() - 5_000);
+    const other = openDatabase(file);
+    write(other, syntheticRunRecords({ runId: 'new', steps: 3, startTs: 1_800_000_000_000 }), Date.now() - 4_000);
+    other.prepare('BEGIN IMMEDIATE').run();
+    try {
+      const t = performance.now();
+      expect(listRuns(app, { search: 'input of step 1' }).map((r) => [r.run_id, r.steps])).toEqual([['new', 3], ['old', 2]]);
+      expect(performance.now() - t).toBeLessThan(2_000);
+      expect(app.prepare('SELECT COUNT(*) AS n FROM step_text_runs').get()).toEqual({ n: 0 });
+    } finally {
+      other.prepare('ROLLBACK').run();
+    }
+    // Once the other writer is done, the next list catches up, with the connection's own busy timeout intact.
+    expect(listRuns(app, { search: 'input of step 1' })).toHaveLength(2);
+    expect(app.prepare('SELECT COUNT(*) AS n FROM step_text_runs').get()).toEqual({ n: 2 });
+    expect(app.pragma('busy_timeout', { simple: true })).toBe(5000);
+    other.close();
+    app.close();
   });
 });
