@@ -1,20 +1,20 @@
 /**
  * The text index behind the runs list's search (migration 0010, ADR 0010):
- * FTS5 documents of a run's steps (one per run, several for a big run),
- * holding the name, input, output and error of every step, tokenized in trigrams so that a query keeps the meaning it had
- * as a LIKE scan: a case-insensitive substring of one field. Documents are
- * built lazily, by catchUpStepText, for runs changed since it last ran; the
- * importer never waits for them. A run whose document is missing or older than
- * the run is searched the old way (read-runs.ts), so a stale index is slower,
- * never wrong.
+ * FTS5 documents of a run's steps (one per run, several for a big run) holding
+ * the name, input, output and error of every step, in trigram tokens, so that
+ * a query keeps the meaning it had as a LIKE scan: a case-insensitive
+ * substring of one field. Documents are built lazily, by catchUpStepText, for
+ * runs changed since it last ran; the importer never waits for them. A run
+ * whose documents are missing or older than the run is searched the old way
+ * (read-runs.ts), so a stale index is slower, never wrong.
  */
 import type { Db } from './open-database';
 import { readMark, versionStamp, writeMark } from './catch-up-marks';
 
 /**
  * Between two fields of a document. A query without this character cannot
- * match across fields (each of its trigrams would have to hold it); JSON text
- * holds it only escaped, so it appears raw only in a name or an error.
+ * match across fields (a trigram spanning two fields holds it); JSON text holds
+ * it only escaped, as \u0001.
  */
 const FIELD_SEPARATOR = '\u0001';
 /**
