@@ -28,4 +28,24 @@ test('a run too big to ship whole opens from its skeleton, and the selected step
   await app.getByLabel('Find in run').fill('no step holds this text');
   await expect(status).toContainText('No step matches');
   await screenshot(app, 'big-run-find');
+
+  // The graph of a big run folds the loop: the first iteration, then one node for the other 419.
+  await app.getByLabel('Find in run').fill('');
+  // The graph centres on the selected step; the root's loop is beside the root.
+  const [root] = await callApi(tb, 'getStepPayloads', { runId, from: 0, count: 1 });
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(runId)}?step=${encodeURIComponent(root.step_id)}`);
+  await app.getByRole('tab', { name: 'Step graph' }).click();
+  await app.getByRole('button', { name: 'Fit View' }).click();
+  const loop = app.getByTestId('graph-loop').first();
+  await expect(loop).toBeVisible({ timeout: 30_000 });
+  await expect(loop).toContainText(/iteration ×\d/);
+  // Zoom in around the fold for the screenshot (the fitted view of ~80 nodes is a sliver).
+  const box = (await loop.boundingBox())!;
+  await app.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  for (let i = 0; i < 3; i++) await app.mouse.wheel(0, -400);
+  await expect(loop).toContainText(/iteration ×\d/);
+  await screenshot(app, 'big-run-graph-loop');
+  const before = await app.locator('.graph-node').count();
+  await loop.click();
+  await expect.poll(() => app.locator('.graph-node').count()).toBeGreaterThan(before);
 });

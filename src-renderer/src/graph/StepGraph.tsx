@@ -21,7 +21,7 @@ import { formatDuration, formatScore } from '../text/format';
 import { revealControls } from '../text/visible-controls';
 import type { RunModel } from '../workbench/use-run-model';
 import { layoutGraph, lineageEdges, type Positioned, type TimeOf } from './layout-graph';
-import { CHILD_PAGE, isFrameworkWrapper } from './graph-constants';
+import { CHILD_PAGE, FOLD_LOOPS_ABOVE, LOOP_MIN, isFrameworkWrapper } from './graph-constants';
 import { shownStandIn, withoutWrappers } from './graph-view';
 import { routeAround } from './route-around';
 import { RoutedEdge, type RoutedEdgeType } from './RoutedEdge';
@@ -45,6 +45,7 @@ type StepNodeData = {
 type MoreNodeData = { parent: string | null; hidden: number };
 type StepNodeType = Node<StepNodeData, 'step'>;
 type MoreNodeType = Node<MoreNodeData, 'more'>;
+type LoopNodeType = Node<{ fold: string; name: string; count: number; failed: number }, 'loop'>;
 type GraphLayout = Map<string, Positioned>;
 
 /** Labels never carry bidi overrides: a name is shown with its controls made visible. */
@@ -107,10 +108,27 @@ const MoreNode = memo(function MoreNode({ data }: NodeProps<MoreNodeType>) {
   );
 });
 
+/** A folded loop: the repeats of the step before it, unfolded on click. */
+const LoopNode = memo(function LoopNode({ data }: NodeProps<LoopNodeType>) {
+  const name = data.name.length > 24 ? `${data.name.slice(0, 23)}…` : data.name;
+  return (
+    <button
+      type="button"
+      className={`graph-more graph-loop nodrag${data.failed ? ' has-failed' : ''}`}
+      data-testid="graph-loop"
+      onClick={() => act(showMoreChildren, data.fold)}
+      title={`${data.count.toLocaleString('en-US')} more "${data.name}" steps in a row${data.failed ? `, ${data.failed} failed` : ''}: click to show them`}
+    >
+      <Handle type="target" position={Position.Top} isConnectable={false} />↻ {name} ×{data.count.toLocaleString('en-US')}
+      {data.failed ? ` · ${data.failed} failed` : ''}
+    </button>
+  );
+});
+
 /** Below this zoom node names are unreadable: a graph that would fit only smaller opens at its finding instead. */
 const READABLE_ZOOM = 0.6;
 
-const nodeTypes = { step: StepNode, more: MoreNode, fork: ForkBranchNode };
+const nodeTypes = { step: StepNode, more: MoreNode, loop: LoopNode, fork: ForkBranchNode };
 const edgeTypes = { routed: RoutedEdge };
 const SEQUENCE_MARKER = { type: MarkerType.ArrowClosed, width: 14, height: 14, color: 'var(--border-strong)' };
 const LINEAGE_MARKER = { type: MarkerType.ArrowClosed, width: 14, height: 14, color: 'var(--lineage)' };
@@ -150,10 +168,12 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
     return out;
   }, [fullTree, tree, pinned]);
 
-  const items = useMemo(() => (tree ? visibleGraph(tree, expanded, pages, CHILD_PAGE, shownPinned) : []), [tree, expanded, pages, shownPinned]);
+  // Big runs fold their loops (repeats of one step) behind one node each; small ones show every step.
+  const loopMin = tree && tree.steps.length > FOLD_LOOPS_ABOVE ? LOOP_MIN : null;
+  const items = useMemo(() => (tree ? visibleGraph(tree, expanded, pages, CHILD_PAGE, shownPinned, loopMin) : []), [tree, expanded, pages, shownPinned, loopMin]);
   // Selecting a step rebuilds `items` with the same content; only a real change of
   // what is shown pays for a new dagre layout.
-  const signature = useMemo(() => items.map((i) => (i.kind === 'more' ? `${i.id}:${i.hidden}` : `${i.id}:${i.expanded ? 1 : 0}`)).join('|'), [items]);
+  const signature = useMemo(() => items.map((i) => (i.kind === 'more' ? `${i.id}:${i.hidden}` : i.kind === 'loop' ? `${i.id}:${i.count}` : `${i.id}:${i.expanded ? 1 : 0}`)).join('|'), [items]);
   const timeOf = useMemo<TimeOf>(
     () => (id) => {
       const s = tree?.byId.get(id);
@@ -248,11 +268,16 @@ function StepGraphInner({ model, selected }: { model: RunModel; selected: string
 }
 
 /** One React Flow node per laid-out item: a step with its look and blame, or a "more children" stub. */
-function graphNodes(tree: StepTree, layout: GraphLayout, blameIndex: BlameIndex, selected: string | null): (StepNodeType | MoreNodeType)[] {
-  const out: (StepNodeType | MoreNodeType)[] = [];
+function graphNodes(tree: StepTree, layout: GraphLayout, blameIndex: BlameIndex, selected: string | null): (StepNodeType | MoreNodeType | LoopNodeType)[] {
+  const out: (StepNodeType | MoreNodeType | LoopNodeType)[] = [];
   for (const p of layout.values()) {
     if (p.item.kind === 'more') {
       out.push({ id: p.item.id, type: 'more', position: { x: p.x, y: p.y }, data: { parent: p.item.parent, hidden: p.item.hidden }, width: p.width, height: p.height });
+      continue;
+    }
+    if (p.item.kind === 'loop') {
+      const { id, name, count, failed } = p.item;
+      out.push({ id, type: 'loop', position: { x: p.x, y: p.y }, data: { fold: id, name, count, failed }, width: p.width, height: p.height });
       continue;
     }
     const step = tree.byId.get(p.item.id)!;

@@ -1,5 +1,8 @@
 /** Children shown per page under one parent; more appear behind a "+N more" node. */
 export const CHILD_PAGE = 25;
+/** In runs of more than this many steps, LOOP_MIN or more consecutive siblings with one name and type fold behind one node. */
+export const FOLD_LOOPS_ABOVE = 150;
+export const LOOP_MIN = 4;
 
 /**
  * Steps an agent framework creates around the user's own code: LangGraph's

@@ -60,8 +60,9 @@ export function layoutGraph(items: GraphItem[], timeOf: TimeOf): GraphLayout {
   g.setNode(VIRTUAL, { width: 1, height: 1 });
   const kids = new Map<string, string[]>();
   for (const item of items) {
-    const more = item.kind === 'more';
-    g.setNode(item.id, { width: more ? MORE_WIDTH : NODE_WIDTH, height: more ? MORE_HEIGHT : NODE_HEIGHT });
+    // "+N more" and folded loops are small stubs.
+    const stub = item.kind !== 'step';
+    g.setNode(item.id, { width: stub ? MORE_WIDTH : NODE_WIDTH, height: stub ? MORE_HEIGHT : NODE_HEIGHT });
     const parent = item.parent !== null && g.hasNode(item.parent) ? item.parent : VIRTUAL;
     const list = kids.get(parent) ?? [];
     list.push(item.id);

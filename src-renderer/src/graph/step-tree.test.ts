@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../../src-shared/model';
 import { step } from '../../../test/support/graph-steps';
-import { buildStepTree, defaultExpanded, navigateGraph, visibleGraph, visibleRows } from './step-tree';
+import { buildStepTree, defaultExpanded, loopFoldId, navigateGraph, visibleGraph, visibleRows } from './step-tree';
 
 
 /** root → `loops` iterations → `per` leaves each. */
@@ -106,5 +106,37 @@ describe('step tree', () => {
     at = navigateGraph(items, navigateGraph(items, at, 'ArrowRight'), 'ArrowLeft');
     expect(at).toBe('it1');
     expect(navigateGraph(items, 'root', 'ArrowLeft')).toBe('root');
+  });
+});
+
+describe('loops in the graph of a big run', () => {
+  /** root → 10 "iteration" steps (the 7th failed) → then one "answer". */
+  function agentLoop(): Step[] {
+    const steps = [step('root', null, 0)];
+    for (let i = 0; i < 10; i++) steps.push({ ...step(`it${i}`, 'root', steps.length), name: 'iteration', status: i === 6 ? 'error' : 'ok' });
+    steps.push({ ...step('answer', 'root', steps.length), name: 'answer' });
+    return steps;
+  }
+  const shape = (items: ReturnType<typeof visibleGraph>) => items.map((i) => (i.kind === 'loop' ? `${i.name}×${i.count}/${i.failed}` : i.kind === 'more' ? `+${i.hidden}` : i.id));
+
+  it('fold repeats of one step behind one node after the first, counting the failed ones', () => {
+    const tree = buildStepTree(agentLoop());
+    expect(shape(visibleGraph(tree, () => true, {}, 25, new Set(), 4))).toEqual(['root', 'it0', 'iteration×9/1', 'answer']);
+    // Without folding (a small run), every step is a node.
+    expect(visibleGraph(tree, () => true, {}, 25)).toHaveLength(12);
+  });
+
+  it('keep a pinned repeat (the blamed step, the selection) shown after the fold, and unfold on request', () => {
+    const tree = buildStepTree(agentLoop());
+    expect(shape(visibleGraph(tree, () => true, {}, 25, new Set(['it6']), 4))).toEqual(['root', 'it0', 'iteration×9/1', 'it6', 'answer']);
+    const unfolded = visibleGraph(tree, () => true, { [loopFoldId('it0')]: 2 }, 25, new Set(), 4);
+    expect(shape(unfolded)).toEqual(['root', ...Array.from({ length: 10 }, (_, i) => `it${i}`), 'answer']);
+  });
+
+  it('count a fold as one entry of a page, and its steps in the "+N more" total', () => {
+    const steps = agentLoop();
+    for (let i = 0; i < 3; i++) steps.push({ ...step(`tail${i}`, 'root', steps.length), name: `tail${i}` });
+    const tree = buildStepTree(steps);
+    expect(shape(visibleGraph(tree, () => true, {}, 2, new Set(), 4))).toEqual(['root', 'it0', 'iteration×9/1', '+4']);
   });
 });

@@ -193,13 +193,53 @@ export function visibleRows(tree: StepTree, expanded: (id: string) => boolean): 
 
 export type GraphItem =
   | { kind: 'step'; id: string; parent: string | null; expanded: boolean; hiddenBelow: number }
-  | { kind: 'more'; id: string; parent: string | null; hidden: number };
+  | { kind: 'more'; id: string; parent: string | null; hidden: number }
+  /** Repeats of one step folded after its first: `count` more siblings with its name and type, `failed` of them failed. */
+  | { kind: 'loop'; id: string; parent: string | null; name: string; count: number; failed: number };
+
+/** The id of the fold of a loop whose first iteration is `firstId`; a page count stored under it unfolds it. */
+export function loopFoldId(firstId: string): string {
+  return `loop:${firstId}`;
+}
+
+type LoopItem = Extract<GraphItem, { kind: 'loop' }>;
+
+/**
+ * A parent's children with each run of at least `loopMin` consecutive siblings sharing a name and type
+ * (an agent loop's iterations) folded to its first step plus one loop item, unless unfolded in `pages`.
+ * Pinned steps inside a fold stay shown after it.
+ */
+function foldLoops(tree: StepTree, parent: string | null, kids: string[], loopMin: number, pages: Record<string, number>, keep: Set<string>): (string | LoopItem)[] {
+  const out: (string | LoopItem)[] = [];
+  for (let i = 0; i < kids.length; ) {
+    const first = tree.byId.get(kids[i])!;
+    let j = i + 1;
+    while (j < kids.length) {
+      const s = tree.byId.get(kids[j])!;
+      if (s.name !== first.name || s.type !== first.type) break;
+      j++;
+    }
+    const fold = loopFoldId(first.step_id);
+    if (j - i < loopMin || pages[fold] !== undefined) {
+      for (let k = i; k < j; k++) out.push(kids[k]);
+    } else {
+      out.push(kids[i]);
+      let failed = 0;
+      for (let k = i + 1; k < j; k++) if (tree.byId.get(kids[k])!.status === 'error') failed++;
+      out.push({ kind: 'loop', id: fold, parent, name: first.name, count: j - i - 1, failed });
+      for (let k = i + 1; k < j; k++) if (keep.has(kids[k])) out.push(kids[k]);
+    }
+    i = j;
+  }
+  return out;
+}
 
 /**
  * The graph's level of detail: like visibleRows, but a parent with many
  * children shows them a page at a time, ending in a "+N more" item, so that
  * the layout and the DOM stay small whatever the run size. Children on a
- * pinned path are always shown even when they fall beyond the page.
+ * pinned path are always shown even when they fall beyond the page. With
+ * `loopMin`, repeats of a step (a loop's iterations) fold behind one item.
  */
 export function visibleGraph(
   tree: StepTree,
@@ -207,21 +247,24 @@ export function visibleGraph(
   pages: Record<string, number>,
   pageSize: number,
   pinned: Set<string> = new Set(),
+  loopMin: number | null = null,
 ): GraphItem[] {
   const items: GraphItem[] = [];
   // A pinned step keeps its whole ancestor path out of the "+N more" pages.
   const keep = new Set(pinned);
   for (const id of pinned) for (const a of ancestorsOf(tree, id)) keep.add(a);
-  type Entry = string | Extract<GraphItem, { kind: 'more' }>;
+  type Entry = string | LoopItem | Extract<GraphItem, { kind: 'more' }>;
   const stack: Entry[] = [];
-  // Pushes a parent's shown children (and its "+N more" item, which comes last).
+  // Pushes a parent's shown children (and its "+N more" item, which comes last); loops fold first.
   const pushChildren = (parent: string | null, kids: string[]): void => {
+    const entries = loopMin === null ? kids : foldLoops(tree, parent, kids, loopMin, pages, keep);
     const limit = (pages[parent ?? ''] ?? 1) * pageSize;
-    let shown = kids;
-    if (kids.length > limit) {
-      shown = kids.slice(0, limit);
-      for (const k of kids.slice(limit)) if (keep.has(k)) shown.push(k);
-      const hidden = kids.length - shown.length;
+    let shown = entries;
+    if (entries.length > limit) {
+      shown = entries.slice(0, limit);
+      for (const k of entries.slice(limit)) if (typeof k === 'string' && keep.has(k)) shown.push(k);
+      let hidden = 0;
+      for (const k of entries.slice(limit)) hidden += typeof k === 'string' ? (keep.has(k) ? 0 : 1) : k.count;
       if (hidden > 0) stack.push({ kind: 'more', id: `more:${parent ?? ''}`, parent, hidden });
     }
     for (let i = shown.length - 1; i >= 0; i--) stack.push(shown[i]);
