@@ -51,6 +51,8 @@ export const callSchemas = {
     .refine((a) => (a.stepIds === undefined) !== (a.from === undefined), { message: 'give either stepIds or from' }),
   /** Steps of a run holding some text (src-shared/find-steps.ts), for runs read in parts; at most `limit` hits (default 1000). */
   findSteps: z.object({ runId, query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(10_000).optional() }).strict(),
+  /** Stops every import in progress between two committed blocks (what was committed stays; importing the file again completes it). */
+  cancelImport: z.object({}).strict(),
   importPaths: z.object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(1000) }).strict(),
   /** With `runId`: only the problems that concern that run (by the run id in the line, else its file's), in line order. */
   listImportErrors: z.object({ limit: z.number().int().min(1).max(10_000).optional(), runId: runId.optional() }).strict(),
@@ -155,6 +157,7 @@ export interface CallResults {
   getStepPayloads: StepPayload[];
   findSteps: { hits: FindHit[]; truncated: boolean };
   importPaths: ImportReport;
+  cancelImport: { cancelled: number };
   listImportErrors: ImportError[];
   blameRun: BlameResult;
   /** The run's blame after the change. */
@@ -198,9 +201,11 @@ export interface ApiEvents {
   menu: { action: 'export-report' };
   /** A fork experiment's trial started or ended, or the experiment ended. */
   'experiment-progress': ExperimentProgress;
+  /** A big OTLP/JSON file is being imported: `index` reads every span once to plan the runs, `write` stores them. */
+  'import-progress': { file: string; phase: 'index' | 'write'; bytesDone: number; bytesTotal: number };
 }
 export type EventName = keyof ApiEvents;
-export const EVENT_NAMES: EventName[] = ['data-changed', 'import-errors', 'menu', 'experiment-progress'];
+export const EVENT_NAMES: EventName[] = ['data-changed', 'import-errors', 'menu', 'experiment-progress', 'import-progress'];
 
 export function isCallName(name: unknown): name is CallName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(callSchemas, name);

@@ -8,7 +8,7 @@ import { callSchemas } from '../../src-shared/api';
 import { EngineError, type Result } from '../../src-shared/result';
 import { EventHub } from './event-hub';
 import { ensureHome, homePaths, type HomePaths } from './home';
-import { importPaths } from './ingest/import-paths';
+import { importPathsAsync } from './ingest/import-paths';
 import { watchInbox, type InboxWatcher } from './ingest/watch-inbox';
 import { closeDatabase, openDatabase, type Db } from './store/open-database';
 import { countSteps, getRunDetail, listImportErrors, listRuns, resolveRunId } from './store/read-runs';
@@ -48,6 +48,8 @@ export function createEngine(opts: EngineOptions = {}): Engine {
   ensureHome(paths);
   const db = openDatabase(paths.database, { nativeBinding: opts.nativeBinding });
   const events = new EventHub();
+  /** Imports in progress (importPaths), for cancelImport. */
+  const imports = new Set<AbortController>();
   const analysis = createAnalysis(db, paths);
   const runsChanged = (runIds: string[]) => {
     analysis.refresh(runIds);
@@ -71,11 +73,23 @@ export function createEngine(opts: EngineOptions = {}): Engine {
     getRunSkeleton: (a) => getRunSkeleton(db, a.runId),
     getStepPayloads: (a) => getStepPayloads(db, a.runId, a),
     findSteps: (a) => findStepsInRun(db, a.runId, a.query, a.limit),
-    importPaths: (a) => {
-      const r = importPaths(db, a.paths);
-      if (r.changedRuns.length) runsChanged(r.changedRuns);
-      if (r.errors.length) events.emit('import-errors', { errors: r.errors });
-      return { imported: r.imported, errors: r.errors };
+    // Big OTLP/JSON files stream with turns to the event loop: other calls are answered meanwhile.
+    importPaths: async (a) => {
+      const controller = new AbortController();
+      imports.add(controller);
+      try {
+        const r = await importPathsAsync(db, a.paths, { signal: controller.signal, onProgress: (p) => events.emit('import-progress', p) });
+        if (r.changedRuns.length) runsChanged(r.changedRuns);
+        if (r.errors.length) events.emit('import-errors', { errors: r.errors });
+        return { imported: r.imported, errors: r.errors };
+      } finally {
+        imports.delete(controller);
+      }
+    },
+    cancelImport: () => {
+      const cancelled = imports.size;
+      for (const c of imports) c.abort();
+      return { cancelled };
     },
     listImportErrors: (a) => (a.runId ? importProblemsOfRun(db, resolveRunId(db, a.runId), a.limit) : listImportErrors(db, a.limit)),
     blameRun: (a) => {

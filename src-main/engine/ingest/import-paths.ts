@@ -4,6 +4,9 @@ import path from 'node:path';
 import type { ImportError, ImportReport } from '../../../src-shared/model';
 import type { Db } from '../store/open-database';
 import { fileErrors, importFile } from './import-file';
+import { importFileAsync } from './import-file-async';
+import type { FileImportResult } from './import-result';
+import type { StreamImportOptions } from './otlp/otlp-stream-import';
 import { TRACE_FILE } from './watch-inbox';
 
 /**
@@ -59,30 +62,68 @@ export interface ImportPathsOutcome extends ImportReport {
  * watcher does: a file an SDK is still writing stays "running".
  */
 export function importPaths(db: Db, paths: string[], opts: { final?: boolean } = {}): ImportPathsOutcome {
-  const imported: ImportReport['imported'] = [];
-  const errors: ImportError[] = [];
-  const changed = new Set<string>();
-  const newErrors: ImportError[] = [];
-  const files = paths.flatMap((p) => expand(path.resolve(p), errors));
-  for (const file of files) {
-    let r: ReturnType<typeof importFile>;
+  const outcome = newOutcome();
+  for (const file of expandAll(paths, outcome)) {
     try {
-      r = importFile(db, file, { final: opts.final ?? true });
+      addFile(db, outcome, importFile(db, file, { final: opts.final ?? true }));
     } catch (err) {
-      // One bad file never stops a folder; a fault of the database itself does (every later file would fail too).
-      if (/^SQLITE_(CORRUPT|NOTADB|FULL|READONLY|IOERR)/.test(String((err as { code?: unknown }).code ?? ''))) throw err;
-      const problem: ImportError = { file, line: 0, level: 'error', message: `import failed: ${(err as Error).message}` };
-      errors.push(problem);
-      newErrors.push(problem);
-      continue;
+      addFailure(outcome, file, err);
     }
-    r.changedRuns.forEach((id) => changed.add(id));
-    newErrors.push(...r.newErrors);
-    const recorded = fileErrors(db, r.file);
-    // Problems not recorded in the store (e.g. an unreadable file) are still reported.
-    const unrecorded = r.newErrors.filter((e) => !recorded.some((x) => x.line === e.line && x.message === e.message));
-    errors.push(...recorded, ...unrecorded);
-    if (r.runs.length > 0 || !errors.some((e) => e.file === r.file && e.level === 'error')) imported.push({ file: r.file, runs: r.runs });
   }
-  return { imported, errors, changedRuns: [...changed], newErrors };
+  return finishOutcome(outcome);
+}
+
+/**
+ * The same, for the engine: a big OTLP/JSON file streams with turns to the event loop
+ * (import-file-async.ts), so other calls are answered meanwhile; `signal` stops the import
+ * between two committed blocks and `onProgress` reports bytes read.
+ */
+export async function importPathsAsync(db: Db, paths: string[], opts: { final?: boolean } & StreamImportOptions = {}): Promise<ImportPathsOutcome> {
+  const outcome = newOutcome();
+  for (const file of expandAll(paths, outcome)) {
+    if (opts.signal?.aborted) break;
+    try {
+      addFile(db, outcome, await importFileAsync(db, file, { final: opts.final ?? true, signal: opts.signal, onProgress: opts.onProgress }));
+    } catch (err) {
+      addFailure(outcome, file, err);
+    }
+  }
+  return finishOutcome(outcome);
+}
+
+interface Outcome {
+  imported: ImportReport['imported'];
+  errors: ImportError[];
+  changed: Set<string>;
+  newErrors: ImportError[];
+}
+
+function newOutcome(): Outcome {
+  return { imported: [], errors: [], changed: new Set(), newErrors: [] };
+}
+
+function expandAll(paths: string[], outcome: Outcome): string[] {
+  return paths.flatMap((p) => expand(path.resolve(p), outcome.errors));
+}
+
+/** One bad file never stops a folder; a fault of the database itself does (every later file would fail too). */
+function addFailure(outcome: Outcome, file: string, err: unknown): void {
+  if (/^SQLITE_(CORRUPT|NOTADB|FULL|READONLY|IOERR)/.test(String((err as { code?: unknown }).code ?? ''))) throw err;
+  const problem: ImportError = { file, line: 0, level: 'error', message: `import failed: ${(err as Error).message}` };
+  outcome.errors.push(problem);
+  outcome.newErrors.push(problem);
+}
+
+function addFile(db: Db, outcome: Outcome, r: FileImportResult): void {
+  r.changedRuns.forEach((id) => outcome.changed.add(id));
+  outcome.newErrors.push(...r.newErrors);
+  const recorded = fileErrors(db, r.file);
+  // Problems not recorded in the store (e.g. an unreadable file) are still reported.
+  const unrecorded = r.newErrors.filter((e) => !recorded.some((x) => x.line === e.line && x.message === e.message));
+  outcome.errors.push(...recorded, ...unrecorded);
+  if (r.runs.length > 0 || !outcome.errors.some((e) => e.file === r.file && e.level === 'error')) outcome.imported.push({ file: r.file, runs: r.runs });
+}
+
+function finishOutcome(o: Outcome): ImportPathsOutcome {
+  return { imported: o.imported, errors: o.errors, changedRuns: [...o.changed], newErrors: o.newErrors };
 }

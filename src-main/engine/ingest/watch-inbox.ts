@@ -7,7 +7,8 @@ import { watch, type FSWatcher } from 'chokidar';
 import path from 'node:path';
 import type { ImportError } from '../../../src-shared/model';
 import type { Db } from '../store/open-database';
-import { importFile, recordErrors } from './import-file';
+import { recordErrors } from './import-file';
+import { importFileAsync } from './import-file-async';
 
 export const TRACE_FILE = /\.(jsonl|ndjson|json)$/i;
 
@@ -34,7 +35,8 @@ export function watchInbox(db: Db, inbox: string, cb: WatchCallbacks): InboxWatc
       const [file] = queued;
       queued.delete(file);
       try {
-        const r = importFile(db, file);
+        // A big OTLP/JSON file streams with turns to the event loop, so API calls are answered meanwhile.
+        const r = await importFileAsync(db, file);
         if (r.changedRuns.length) cb.onRunsChanged(r.changedRuns);
         if (r.newErrors.length) cb.onErrors(r.newErrors);
       } catch (err) {

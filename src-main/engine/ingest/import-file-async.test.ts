@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createEngine, type Engine } from '../create-engine';
+import { syntheticRunRecords } from '../../../test/support/synthetic-trace';
+import { foldRecords } from './native/fold-records';
+import { exportOtlp } from './foreign/index';
+
+let engine: Engine | undefined;
+afterEach(async () => {
+  await engine?.close();
+  engine = undefined;
+});
+
+/** A home with one OTLP/JSON document of `steps` spans (~0.9 kB a span), well above the size that streams with turns. */
+function setup(steps: number): { file: string } {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-otlp-async-'));
+  engine = createEngine({ home, watch: false });
+  const file = path.join(home, 'big.otlp.json');
+  fs.writeFileSync(file, JSON.stringify(exportOtlp(foldRecords(syntheticRunRecords({ runId: 'big-otlp', steps }))[0])));
+  expect(fs.statSync(file).size).toBeGreaterThan(5 * 1024 * 1024);
+  return { file };
+}
+
+describe('the engine importing a big OTLP/JSON file', () => {
+  it('answers other calls while the file streams in, and reports progress through both passes', async () => {
+    const { file } = setup(8_000);
+    const progress: { phase: string; bytesDone: number; bytesTotal: number }[] = [];
+    const off = engine!.events.subscribe((event, p) => {
+      if (event === 'import-progress') progress.push(p as (typeof progress)[number]);
+    });
+    let answeredDuring = 0;
+    let importing = true;
+    const importing$ = engine!.call('importPaths', { paths: [file] }).finally(() => (importing = false));
+    // Calls made while the import runs are answered before it ends.
+    while (importing) {
+      const info = await engine!.call('getInfo', {});
+      expect(info.ok).toBe(true);
+      if (importing) answeredDuring++;
+      await new Promise((r) => setImmediate(r));
+    }
+    off();
+    const result = await importing$;
+    expect(result.ok && result.value.imported[0].runs).toEqual(['big-otlp']);
+    expect(answeredDuring).toBeGreaterThan(0);
+    expect(new Set(progress.map((p) => p.phase))).toEqual(new Set(['index', 'write']));
+    const last = progress[progress.length - 1];
+    expect(last.bytesDone).toBeLessThanOrEqual(last.bytesTotal);
+    const run = await engine!.call('getRunSkeleton', { runId: 'big-otlp' });
+    expect(run.ok && run.value.steps.step_id.length).toBe(8_000);
+  });
+
+  it('cancelImport stops it between blocks, keeps what was committed, and importing again completes the run', async () => {
+    const { file } = setup(8_000);
+    let cancelled = -1;
+    const off = engine!.events.subscribe((event, p) => {
+      // Cancel once the writing pass is under way.
+      if (event === 'import-progress' && (p as { phase: string }).phase === 'write' && cancelled === -1) {
+        cancelled = 0;
+        void engine!.call('cancelImport', {}).then((r) => (cancelled = r.ok ? r.value.cancelled : -2));
+      }
+    });
+    await engine!.call('importPaths', { paths: [file] });
+    off();
+    expect(cancelled).toBe(1);
+    const partial = engine!.db.prepare("SELECT count(*) AS n FROM steps WHERE run_id = 'big-otlp'").get() as { n: number };
+    expect(partial.n).toBeLessThan(8_000);
+    const again = await engine!.call('importPaths', { paths: [file] });
+    expect(again.ok).toBe(true);
+    const whole = engine!.db.prepare("SELECT count(*) AS n FROM steps WHERE run_id = 'big-otlp'").get() as { n: number };
+    expect(whole.n).toBe(8_000);
+  });
+});
