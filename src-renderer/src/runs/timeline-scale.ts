@@ -6,7 +6,7 @@
  * in it shares the rest.
  */
 
-export interface AxisSegment {
+interface AxisSegment {
   /** Time range drawn (epoch ms). */
   from: number;
   to: number;
@@ -15,7 +15,7 @@ export interface AxisSegment {
   width: number;
 }
 
-export interface AxisBreak {
+interface AxisBreak {
   /** The idle time cut out (epoch ms). */
   from: number;
   to: number;
