@@ -18,7 +18,8 @@ import { createExperimentService, recoverExperiments } from './experiments/exper
 import { exportOtlp } from './ingest/foreign/index';
 import { createMotifService } from './motifs/motif-service';
 import { createExplainService } from './explain/explain-service';
-import { getRunSkeleton, getStepPayloads } from './store/read-run-pages';
+import { getStepPayloads } from './store/read-run-pages';
+import { createSkeletonCache } from './store/skeleton-cache';
 import { withNotableStepScores } from './notable-scores';
 import { findStepsInRun } from './store/find-in-run';
 
@@ -48,6 +49,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
   ensureHome(paths);
   const db = openDatabase(paths.database, { nativeBinding: opts.nativeBinding });
   const events = new EventHub();
+  const skeletons = createSkeletonCache(db);
   /** Imports in progress (importPaths), for cancelImport. */
   const imports = new Set<AbortController>();
   const analysis = createAnalysis(db, paths);
@@ -70,7 +72,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       }
       return getRunDetail(db, a.runId);
     },
-    getRunSkeleton: (a) => getRunSkeleton(db, a.runId),
+    getRunSkeleton: (a) => skeletons.get(a.runId),
     getStepPayloads: (a) => getStepPayloads(db, a.runId, a),
     findSteps: (a) => findStepsInRun(db, a.runId, a.query, a.limit),
     // Big OTLP/JSON files stream with turns to the event loop: other calls are answered meanwhile.
