@@ -45,7 +45,15 @@ test('a run too big to ship whole opens from its skeleton, and the selected step
   for (let i = 0; i < 3; i++) await app.mouse.wheel(0, -400);
   await expect(loop).toContainText(/iteration ×\d/);
   await screenshot(app, 'big-run-graph-loop');
-  const before = await app.locator('.graph-node').count();
+  const label = (await loop.textContent())!.trim();
   await loop.click();
-  await expect.poll(() => app.locator('.graph-node').count()).toBeGreaterThan(before);
+  // Unfolded: the fold's node is gone and its iterations are steps of the graph.
+  await expect(app.getByTestId('graph-loop').filter({ hasText: label })).toHaveCount(0);
+
+  // Forking a step of a run read in parts: the editor starts from that step's recorded output and replay key.
+  await app.goto(`${tb.url}#/run/${encodeURIComponent(runId)}?step=${encodeURIComponent(payload.step_id)}`);
+  await panel.getByTestId('fork-from-here').click();
+  await expect(app.getByTestId('fork-edit-output')).toHaveValue(new RegExp(wanted));
+  await expect(app.getByText(payload.replay_key, { exact: false }).first()).toBeVisible();
+  await screenshot(app, 'big-run-fork-editor');
 });

@@ -13,12 +13,9 @@ const skeleton: RunSkeleton = {
     index: [0, 1],
     name: ['agent', 'lookup'],
     type: ['agent', 'tool'],
-    replay_key: ['agent#0', 'agent#0/lookup#0'],
     status: ['ok', 'error'],
     started_at: [1000, 1010],
     ended_at: [1500, null],
-    model: [null, null],
-    replayed: [false, false],
     user_scores: { 1: [{ name: 'quality', value: 0.2, explanation: null, step_id: 's1' } as never] },
   },
 };
@@ -41,8 +38,20 @@ describe('a big run opened from its skeleton', () => {
 
   it("the selected step shows its fetched payload, and another step's payload is never mixed in", () => {
     const step = detailFromSkeleton(skeleton).steps[1];
-    const payload = { step_id: 's1', input: { order: 7 }, output: null, error: { type: 'Timeout', message: 'timed out' }, usage: null, metadata: { a: 1 }, extra: {} } as StepPayload;
-    expect(withPayload(step, payload)).toMatchObject({ input: { order: 7 }, error: { message: 'timed out' }, metadata: { a: 1 } });
+    const payload = {
+      step_id: 's1',
+      input: { order: 7 },
+      output: null,
+      error: { type: 'Timeout', message: 'timed out' },
+      usage: null,
+      metadata: { a: 1 },
+      extra: {},
+      replay_key: 'agent#0/lookup#0',
+      model: 'm-1',
+      replayed: true,
+    } as StepPayload;
+    expect(step).toMatchObject({ replay_key: '', model: null, replayed: false });
+    expect(withPayload(step, payload)).toMatchObject({ input: { order: 7 }, error: { message: 'timed out' }, metadata: { a: 1 }, replay_key: 'agent#0/lookup#0', model: 'm-1', replayed: true });
     expect(withPayload(step, { ...payload, step_id: 's0' })).toBe(step);
   });
 });

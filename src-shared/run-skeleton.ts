@@ -18,12 +18,9 @@ export interface StepColumns {
   index: number[];
   name: string[];
   type: Step['type'][];
-  replay_key: string[];
   status: Step['status'][];
   started_at: number[];
   ended_at: (number | null)[];
-  model: (string | null)[];
-  replayed: boolean[];
   /** Only the steps that have user scores, by position. */
   user_scores: Record<number, Score[]>;
   /** Token usage of the steps that recorded it, by position (small, and what token totals and the tokens column need). */
@@ -35,12 +32,13 @@ export interface RunSkeleton {
   steps: StepColumns;
 }
 
-export type StepPayload = Pick<Step, 'step_id' | 'input' | 'output' | 'error' | 'usage' | 'metadata' | 'extra'>;
+/** A step's payload, plus the fields only its own panel and the fork editor read (replay key, model, replayed), kept out of the skeleton to keep it small. */
+export type StepPayload = Pick<Step, 'step_id' | 'input' | 'output' | 'error' | 'usage' | 'metadata' | 'extra' | 'replay_key' | 'model' | 'replayed'>;
 
 /**
- * The steps of a skeleton as Step objects, payload fields empty (input, output and error null;
- * metadata and extra {}; usage as the skeleton has it): fields equal to getRun's once a step's
- * payload is merged in.
+ * The steps of a skeleton as Step objects, payload fields empty (input, output, error and model
+ * null; metadata and extra {}; replay_key ''; replayed false; usage as the skeleton has it): fields
+ * equal to getRun's once a step's payload is merged in.
  */
 export function detailFromSkeleton(s: RunSkeleton): RunDetail {
   const c = s.steps;
@@ -54,7 +52,7 @@ export function detailFromSkeleton(s: RunSkeleton): RunDetail {
       index: c.index[i],
       name: c.name[i],
       type: c.type[i],
-      replay_key: c.replay_key[i],
+      replay_key: '',
       status: c.status[i],
       input: null,
       output: null,
@@ -63,11 +61,11 @@ export function detailFromSkeleton(s: RunSkeleton): RunDetail {
       ended_at: ended,
       // As the store computes it (rows.ts): a step stamped as ending before it started lasted 0 ms.
       duration_ms: ended === null ? null : Math.max(0, ended - c.started_at[i]),
-      model: c.model[i],
+      model: null,
       usage: c.usage?.[i] ?? null,
       metadata: {},
       user_scores: c.user_scores[i] ?? [],
-      replayed: c.replayed[i],
+      replayed: false,
       extra: {},
     };
   }
@@ -77,5 +75,16 @@ export function detailFromSkeleton(s: RunSkeleton): RunDetail {
 /** A step with its fetched payload (unchanged when the payload is another step's, or not here yet). */
 export function withPayload(step: Step, payload: StepPayload | undefined): Step {
   if (!payload || payload.step_id !== step.step_id) return step;
-  return { ...step, input: payload.input, output: payload.output, error: payload.error, usage: payload.usage, metadata: payload.metadata, extra: payload.extra };
+  return {
+    ...step,
+    input: payload.input,
+    output: payload.output,
+    error: payload.error,
+    usage: payload.usage,
+    metadata: payload.metadata,
+    extra: payload.extra,
+    replay_key: payload.replay_key,
+    model: payload.model,
+    replayed: payload.replayed,
+  };
 }

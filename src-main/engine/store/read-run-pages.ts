@@ -3,7 +3,9 @@
  * steps without their payload columns, and payloads of chosen steps. The
  * skeleton query reads no input/output/metadata text at all (token usage,
  * a few numbers, is the one payload it carries), so its cost grows with the
- * number of steps, not with what they carried.
+ * number of steps, not with what they carried. Replay keys, models and the
+ * replayed flag come with a step's payload: only its panel and the fork
+ * editor read them, and replay keys alone were 29% of a skeleton's JSON.
  */
 import type { RunSkeleton, StepColumns, StepPayload } from '../../../src-shared/run-skeleton';
 import type { TokenUsage } from '../../../src-shared/trace-format';
@@ -14,9 +16,9 @@ import { cutParentCycles } from './parent-cycles';
 
 // The same order as read-runs.ts STEPS_OF_RUN_SQL, so positions agree with getRun's steps.
 const SKELETON_SQL = `
-SELECT step_id, parent_id, idx, name, type, replay_key, status, started_at, ended_at, model, replayed, usage
+SELECT step_id, parent_id, idx, name, type, status, started_at, ended_at, usage
 FROM steps WHERE run_id = ? ORDER BY idx, started_at`;
-const PAYLOAD_COLUMNS = 'step_id, input, output, error, usage, metadata, extra';
+const PAYLOAD_COLUMNS = 'step_id, input, output, error, usage, metadata, extra, replay_key, model, replayed';
 
 interface PayloadRow {
   step_id: string;
@@ -26,6 +28,9 @@ interface PayloadRow {
   usage: string | null;
   metadata: string | null;
   extra: string | null;
+  replay_key: string;
+  model: string | null;
+  replayed: number;
 }
 
 export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.now()): RunSkeleton {
@@ -40,12 +45,9 @@ export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.no
     index: new Array(n),
     name: new Array(n),
     type: new Array(n),
-    replay_key: new Array(n),
     status: new Array(n),
     started_at: new Array(n),
     ended_at: new Array(n),
-    model: new Array(n),
-    replayed: new Array(n),
     user_scores: {},
     usage: {},
   };
@@ -57,13 +59,10 @@ export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.no
     steps.index[i] = r[2] as number;
     steps.name[i] = r[3] as string;
     steps.type[i] = r[4] as StepColumns['type'][number];
-    steps.replay_key[i] = r[5] as string;
-    steps.status[i] = r[6] as StepColumns['status'][number];
-    steps.started_at[i] = r[7] as number;
-    steps.ended_at[i] = r[8] as number | null;
-    steps.model[i] = r[9] as string | null;
-    steps.replayed[i] = r[10] === 1;
-    if (r[11] !== null) usage[i] = JSON.parse(r[11] as string) as TokenUsage;
+    steps.status[i] = r[5] as StepColumns['status'][number];
+    steps.started_at[i] = r[6] as number;
+    steps.ended_at[i] = r[7] as number | null;
+    if (r[8] !== null) usage[i] = JSON.parse(r[8] as string) as TokenUsage;
   }
   // As getRun does: one parent link of each cycle is cut, so every tree walk sees a forest.
   const cut = cutParentCycles(steps.step_id, steps.parent_id, steps.index);
@@ -95,6 +94,9 @@ export function getStepPayloads(db: ReadableDb, idOrPrefix: string, which: { ste
     usage: parse(r.usage),
     metadata: parse(r.metadata) ?? {},
     extra: parse(r.extra) ?? {},
+    replay_key: r.replay_key,
+    model: r.model,
+    replayed: r.replayed === 1,
   }));
 }
 

@@ -1,4 +1,5 @@
 import type { RunDetail } from '../../../src-shared/model';
+import { withPayload } from '../../../src-shared/run-skeleton';
 import { useEngineQuery } from '../api/use-engine-query';
 import { ErrorNote } from '../common/ErrorNote';
 import { TraceText } from '../common/TraceText';
@@ -14,11 +15,17 @@ import { useLiveExperimentList } from './use-experiment-events';
 import './experiments.css';
 
 /** The run workbench's Experiments tab: the fork editor, a scoreboard, or this run's experiments. */
-export function ExperimentsTab({ detail, route }: { detail: RunDetail; route: Extract<Route, { view: 'run' }> }) {
+export function ExperimentsTab({ detail, route, paged = false }: { detail: RunDetail; route: Extract<Route, { view: 'run' }>; paged?: boolean }) {
   const fork = useExperimentUi((s) => s.fork);
   const run = detail.run;
-  const forkStep = fork && fork.runId === run.run_id ? detail.steps.find((s) => s.step_id === fork.stepId) : undefined;
+  const skeletonStep = fork && fork.runId === run.run_id ? detail.steps.find((s) => s.step_id === fork.stepId) : undefined;
+  // A run read in parts has no payloads here: the fork step's recorded output and replay key are fetched first.
+  const payload = useEngineQuery('getStepPayloads', paged && skeletonStep ? { runId: run.run_id, stepIds: [skeletonStep.step_id] } : null);
+  const forkStep = skeletonStep && paged ? (payload.data?.[0] ? withPayload(skeletonStep, payload.data[0]) : undefined) : skeletonStep;
 
+  if (skeletonStep && !forkStep) {
+    return payload.error ? <ErrorNote error={payload.error} /> : <div className="muted pad">Reading the step&apos;s recorded output…</div>;
+  }
   if (forkStep) {
     return (
       <div

@@ -12,6 +12,8 @@ import { act, focusEvidence, selectStep } from '../state/ui-store';
 import { formatScore } from '../text/format';
 import type { RunModel } from './use-run-model';
 import { importCounts, useRunImportProblems } from './RunImportProblems';
+import { useEngineQuery } from '../api/use-engine-query';
+import { withPayload } from '../../../src-shared/run-skeleton';
 
 const OTHER_SCORES_SHOWN = 12;
 
@@ -20,6 +22,7 @@ export function BlamePanel({ model }: { model: RunModel }) {
   const nameOf = (id: string) => tree?.byId.get(id)?.name ?? id;
   const confirmed = useExperimentUi((s) => !!model.detail && !!s.confirmations[model.detail.run.run_id]);
   const lost = importCounts(useRunImportProblems(model.detail?.run.run_id ?? null)).errors;
+  const probe = useProbe(model);
   if (blameError) return <ErrorNote error={blameError} />;
   if (!blame) return <div className="muted pad">Working out blame…</div>;
   return (
@@ -100,7 +103,7 @@ export function BlamePanel({ model }: { model: RunModel }) {
       )}
       {!blame.healthy && blame.blamed.length > 0 && model.detail && (
         <Section title="Confirm blame by counterfactual" testId="confirm-blame-section" defaultOpen={confirmed}>
-          <ConfirmBlame run={model.detail.run} nameOf={nameOf} probe={probeOf(model)} />
+          <ConfirmBlame run={model.detail.run} nameOf={nameOf} probe={probe} />
         </Section>
       )}
       {!blame.healthy && model.detail && <ExplainPanel runId={model.detail.run.run_id} />}
@@ -109,11 +112,17 @@ export function BlamePanel({ model }: { model: RunModel }) {
   );
 }
 
-/** A step to ask the engine's estimate about, only to learn the exact command it will show and its approval hash. */
-function probeOf(model: RunModel): { at: string; output: Json } | null {
+/**
+ * A step to ask the engine's estimate about, only to learn the exact command it will show and its approval hash:
+ * the top blamed step, with its payload fetched when the run was read in parts (the skeleton has no replay key).
+ */
+function useProbe(model: RunModel): { at: string; output: Json } | null {
   const top = model.blame?.blamed[0];
   const step = top ? model.tree?.byId.get(top.step_id) : undefined;
-  return step ? { at: step.replay_key, output: step.output ?? null } : null;
+  const payload = useEngineQuery('getStepPayloads', model.paged && step && model.detail ? { runId: model.detail.run.run_id, stepIds: [step.step_id] } : null);
+  if (!step) return null;
+  const full = withPayload(step, payload.data?.[0]);
+  return full.replay_key ? { at: full.replay_key, output: full.output ?? null } : null;
 }
 
 function BlamedCard({ finding, primary = false, suspect = false, runId }: { finding: BlamedStep; primary?: boolean; suspect?: boolean; runId?: string }) {

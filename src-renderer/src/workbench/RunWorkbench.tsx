@@ -166,7 +166,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
                 <PipelineCharts pipeline={run.pipeline} currentRun={run.run_id} />
               </div>
             )}
-            {tab === 'experiments' && <ExperimentsTab detail={detail} route={route} />}
+            {tab === 'experiments' && <ExperimentsTab detail={detail} route={route} paged={model.paged} />}
           </div>
         </main>
         {(panels.blame || panels.step) && (
