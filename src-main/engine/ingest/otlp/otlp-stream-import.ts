@@ -5,14 +5,15 @@
  * before the first step can be written:
  *
  * 1. index: every span is parsed and mapped (otlp-import.ts's toStep, so the
- *    same problems are reported) and kept as a summary without its payloads
- *    (ids, parent, name, times, status, error, usage, the call texts duplicate
- *    detection compares, error-shaped lines); run-records.ts plans each run.
+ *    same problems are reported) and kept in columns of its trace
+ *    (stream/columnar-run-plan.ts: times, flags, token counts, digests of the
+ *    call texts, error-shaped lines, ids until planning), from which each
+ *    run is planned as run-records.ts's planRun would.
  * 2. write: every span is parsed and mapped again and written with its
  *    planned order, key and parent, a block of records per transaction.
  *
- * Memory is the summaries plus one window of the file and one block, not the
- * file's parsed tree (about 10× its size). A crash loses only the uncommitted
+ * Memory is a few dozen bytes per span plus one window of the file and one
+ * block, not the file's parsed tree (about 10× its size). A crash loses only the uncommitted
  * block, and importing again stores the same rows (upserts). The import can
  * be cancelled between blocks; what was committed stays, and the file is not
  * marked done, so it is imported again later.
@@ -21,18 +22,16 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ImportError } from '../../../../src-shared/model';
-import type { Json, TraceRecord } from '../../../../src-shared/trace-format';
+import type { TraceRecord } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
 import { createRecordWriter, type RecordWriter } from '../../store/write-records';
 import { insertImportErrors, markRunningIncomplete, saveFileState } from '../../store/import-files';
 import { collisionMessage, createRunIdResolver } from '../../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
-import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
-import { planRun, runEndRecord, runStartRecord, stepRecords, type RunPlan } from '../foreign/run-records';
-import { callText } from '../foreign/duplicate-llm-calls';
-import { stepErrorLines } from '../foreign/upstream-errors';
-import { spanStep, traceRun, type OtlpTrace } from './otlp-import';
+import type { ForeignIssue } from '../foreign/foreign-run';
+import { ColumnarPlan, NameTable, TraceColumns } from '../stream/columnar-run-plan';
+import { spanStep, traceRun } from './otlp-import';
 import { isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream';
 
 /** Records per transaction: ~2,000 spans, a few MB of rows; commits stay a small share of the time. */
@@ -54,75 +53,12 @@ export interface StreamImportOptions {
   onProgress?: (progress: ImportProgress) => void;
 }
 
-/** Shared by every summary that has them: a summary is kept per span, so its size is the import's memory. */
-const NO_METADATA: Record<string, Json> = Object.freeze({}) as Record<string, Json>;
-const NO_LINES: string[] = Object.freeze([]) as unknown as string[];
-const PLAIN_WITH_OUTPUT = Object.freeze({ inputText: '', outputText: '', hasOutput: true, errorLines: NO_LINES });
-const PLAIN_WITHOUT_OUTPUT = Object.freeze({ inputText: '', outputText: '', hasOutput: false, errorLines: NO_LINES });
-
-/**
- * Where a span is, without holding its path text (~130 bytes a span, measured: a quarter of a summary).
- * `line` is the JSON Lines line of the request, 0 in a document.
- */
-class SpanPosition {
-  constructor(
-    readonly line: number,
-    private readonly requestLine: number,
-    private readonly i: number,
-    private readonly j: number,
-    private readonly k: number,
-  ) {}
-
-  get path(): string {
-    return `${this.requestLine ? `line ${this.requestLine}: ` : ''}resourceSpans[${this.i}].scopeSpans[${this.j}].spans[${this.k}]`;
-  }
-}
-
-/** A step as the first pass keeps it: no payloads, no metadata, names shared. */
-function summarise(step: ForeignStep, at: [number, number, number], requestLine: number, names: Map<string, string>): ForeignStep {
-  const llm = step.type === 'llm';
-  let name = names.get(step.name);
-  if (name === undefined) names.set(step.name, (name = step.name));
-  const errorLines = step.status === 'error' ? NO_LINES : stepErrorLines(step.input, step.output);
-  const summary =
-    llm || errorLines.length
-      ? { inputText: llm ? callText(step.input) : '', outputText: llm ? callText(step.output) : '', hasOutput: !!step.output, errorLines: errorLines.length ? errorLines : NO_LINES }
-      : step.output
-        ? PLAIN_WITH_OUTPUT
-        : PLAIN_WITHOUT_OUTPUT;
-  return {
-    id: step.id,
-    parentId: step.parentId,
-    name,
-    type: step.type,
-    start: step.start,
-    end: step.end,
-    status: step.status,
-    // Always the same fields, no spreads: one hidden class for every summary (a spread can make a dictionary object).
-    error: step.error,
-    usage: llm ? step.usage : undefined,
-    replayKey: step.replayKey,
-    startMetadata: NO_METADATA,
-    endMetadata: NO_METADATA,
-    position: new SpanPosition(step.position.line, requestLine, at[0], at[1], at[2]),
-    summary,
-  };
-}
-
-interface PlannedRun {
-  run: ForeignRun;
-  plan: RunPlan;
-  /** Steps of the plan already written (a later copy of a repeated id is skipped, as the plan says). */
-  written: Uint8Array;
-  rootOutput: Json | undefined;
-}
-
 class OtlpStreamImport {
   private readonly issues: ForeignIssue[] = [];
   private readonly late: LateFields = { resources: new Map(), scopes: new Map() };
-  private readonly traces = new Map<string, OtlpTrace>();
-  private readonly names = new Map<string, string>();
-  private readonly runs = new Map<string, PlannedRun>();
+  private readonly traces = new Map<string, TraceColumns>();
+  private readonly names = new NameTable();
+  private readonly runs = new Map<string, ColumnarPlan>();
   private readonly start: number;
   private readonly jsonLines: boolean;
   private phase: 'index' | 'write' | 'done' = 'index';
@@ -172,10 +108,8 @@ class OtlpStreamImport {
       if (!found) continue;
       const { traceId, spanId, step } = found;
       let trace = this.traces.get(traceId);
-      if (!trace) this.traces.set(traceId, (trace = { steps: [], spanToStep: new Map(), resource: item.resource }));
-      // Only ids that differ are kept: traceRun maps a parent through spanToStep, else keeps it.
-      if (spanId !== step.id) trace.spanToStep.set(spanId, step.id);
-      trace.steps.push(summarise(step, item.at, this.jsonLines ? item.line : 0, this.names));
+      if (!trace) this.traces.set(traceId, (trace = new TraceColumns(item.resource, this.names)));
+      trace.add(step, spanId, item.at, this.jsonLines ? item.line : 0);
     }
   }
 
@@ -185,18 +119,22 @@ class OtlpStreamImport {
       this.issues.push({ line: 1, level: 'warning', message: `invalid UTF-8: ${countReplacements(this.fd, this.size)} character(s) replaced by U+FFFD` });
     }
     const ids = createRunIdResolver(this.db, this.file);
+    const traceCount = this.traces.size;
     for (const [traceId, trace] of this.traces) {
-      const run = traceRun(traceId, trace, this.traces.size);
-      const plan = planRun(run, this.issues);
+      // traceRun reads only the run's root candidate of the steps (for the pipeline's name).
+      const run = traceRun(traceId, { steps: trace.rootCandidate(), spanToStep: new Map(), resource: trace.resource }, traceCount);
+      run.steps = [];
+      const plan = trace.plan(run, this.issues);
+      // Problems of the plan name the run id of the file; the stored run may be renamed.
       const resolved = ids.resolve(run.runId);
       if (resolved.renamedFrom) this.problems.push({ file: this.file, line: 1, level: 'warning', message: collisionMessage(run.runId, resolved.runId, resolved.renamedFrom.owner) });
       run.runId = resolved.runId;
-      run.steps = [];
-      this.runs.set(traceId, { run, plan, written: new Uint8Array(plan.ordered.length), rootOutput: undefined });
-      this.push(runStartRecord(run, plan, undefined));
-      for (const s of plan.ordered) if (s.startMetadata.synthetic) stepRecords(run, plan, s, this.pending);
+      this.runs.set(traceId, plan);
+      this.push(plan.runStart(undefined));
+      plan.syntheticRecords(this.pending);
+      // Let go of this trace's first-pass columns before the next is planned (deleting the current entry is safe while iterating).
+      this.traces.delete(traceId);
     }
-    this.traces.clear();
     for (const issue of this.issues) this.problems.push({ file: this.file, ...issue });
     this.phase = 'write';
     // The second pass reports nothing new: the first one said it all.
@@ -215,25 +153,16 @@ class OtlpStreamImport {
       discard.length = 0;
       const found = spanStep(item, discard);
       if (!found) continue;
-      const planned = this.runs.get(found.traceId);
-      const at = planned?.plan.index.get(found.step.id);
-      if (!planned || at === undefined || planned.written[at]) continue;
-      planned.written[at] = 1;
-      const { run, plan } = planned;
-      stepRecords(run, plan, found.step, this.pending);
+      const plan = this.runs.get(found.traceId);
+      if (!plan?.nextSpan(found.step, this.pending)) continue;
       this.stepsWritten += 1;
-      if (plan.root === plan.ordered[at]) {
-        // The run-start again, now with the root's input (its other fields are the same, and upserts merge).
-        if (run.input === undefined && found.step.input !== undefined) this.push(runStartRecord(run, plan, found.step.input));
-        planned.rootOutput = found.step.output;
-      }
       if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
     }
   }
 
   private finishRuns(): void {
-    for (const { run, plan, rootOutput } of this.runs.values()) {
-      const end = runEndRecord(run, plan, rootOutput);
+    for (const plan of this.runs.values()) {
+      const end = plan.runEnd();
       if (end) this.push(end);
     }
     this.commit(true);

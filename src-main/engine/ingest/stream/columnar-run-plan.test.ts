@@ -1,0 +1,136 @@
+/**
+ * The columnar plan decides what planRun decides: on random traces with
+ * orphans, parent cycles, repeated ids, recorded and over-long replay keys,
+ * duplicate model calls and error text, it produces the records and problems
+ * that planRun with run-records.ts's record builders produce.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Json, TraceRecord } from '../../../../src-shared/trace-format';
+import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
+import { planRun, runEndRecord, runStartRecord, stepRecords, type RunPlan } from '../foreign/run-records';
+import { NameTable, TraceColumns } from './columnar-run-plan';
+
+/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function path(k: number): string {
+  return `resourceSpans[0].scopeSpans[0].spans[${k}]`;
+}
+
+/** Spans as the OTLP mapping gives them: parents name span ids, in file order. */
+function randomTrace(seed: number): ForeignStep[] {
+  const r = random(seed);
+  const pick = <T>(list: T[]) => list[Math.floor(r() * list.length)];
+  const n = 5 + Math.floor(r() * 120);
+  const deep = r() < 0.2;
+  const ids = Array.from({ length: n }, (_, i) => `s${i}`);
+  const steps: ForeignStep[] = [];
+  for (let i = 0; i < n; i++) {
+    const roll = r();
+    let parentId: string | null = null;
+    if (deep && i > 0) parentId = ids[i - 1];
+    else if (roll < 0.05) parentId = `gone${Math.floor(r() * 3)}`;
+    else if (roll < 0.85 && i > 0) parentId = pick(ids);
+    const llm = r() < 0.4;
+    const start = 1000 + Math.floor(r() * 50);
+    const ended = r() < 0.95;
+    const failed = r() < 0.1;
+    const text = pick(['hello', 'the same answer', '', 'x'.repeat(100), 'ValueError: the index is out of range', 'HTTP 503 Service Unavailable']);
+    const input: Json | undefined = r() < 0.8 ? { messages: [{ role: 'user', content: pick(['q1', 'q2', 'a long question '.repeat(8)]) }] } : undefined;
+    const output: Json | undefined = r() < 0.7 ? { content: text } : undefined;
+    const step: ForeignStep = {
+      id: r() < 0.05 && i > 0 ? pick(ids.slice(0, i)) : ids[i],
+      parentId,
+      name: deep ? `a/very#long%name-${i % 3}` : pick(['agent', 'llm', 'tool', 'retrieve', 'a#b']),
+      type: llm ? 'llm' : pick(['tool', 'generic', 'retrieval', 'agent']),
+      start,
+      end: ended ? start + Math.floor(r() * 8) : null,
+      status: failed ? 'error' : 'ok',
+      ...(input !== undefined ? { input } : {}),
+      ...(output !== undefined ? { output } : {}),
+      ...(failed ? { error: { type: 'Error', message: pick(['ValueError: the index is out of range\nat line 3', 'short', 'the server answered 500']) } } : {}),
+      ...(llm && r() < 0.5 ? { usage: { input_tokens: pick([10, 20]), output_tokens: pick([5, 6]) } } : {}),
+      startMetadata: { attributes: { i } },
+      endMetadata: r() < 0.2 ? { finish_reason: 'stop' } : {},
+      ...(r() < 0.05 ? { replayKey: pick(['recorded/key#0', '', 'k'.repeat(1200)]) } : {}),
+      position: { line: i + 1, path: path(i) },
+    };
+    steps.push(step);
+  }
+  return steps;
+}
+
+function clone(steps: ForeignStep[]): ForeignStep[] {
+  return steps.map((s) => ({ ...s, startMetadata: { ...s.startMetadata }, position: { ...s.position } }));
+}
+
+function newRun(steps: ForeignStep[]): ForeignRun {
+  return { runId: 'run-1', pipeline: 'p', format: 'otlp', steps, extra: { otel_trace_id: 't' }, finished: true };
+}
+
+/** What the import stored before the columns: planRun on whole steps, records by run-records.ts. */
+function reference(steps: ForeignStep[]): { records: TraceRecord[]; issues: ForeignIssue[] } {
+  const issues: ForeignIssue[] = [];
+  const run = newRun(clone(steps));
+  const plan: RunPlan = planRun(run, issues);
+  const records: TraceRecord[] = [runStartRecord(run, plan, plan.root?.input)];
+  for (const s of plan.ordered) stepRecords(run, plan, s, records);
+  const end = runEndRecord(run, plan, plan.root?.output);
+  if (end) records.push(end);
+  return { records, issues };
+}
+
+/** The streaming import's way: columns from a first pass, records from a second pass over the same spans. */
+function columnar(steps: ForeignStep[]): { records: TraceRecord[]; issues: ForeignIssue[] } {
+  const issues: ForeignIssue[] = [];
+  const columns = new TraceColumns({}, new NameTable());
+  clone(steps).forEach((s, k) => columns.add(s, s.id, [0, 0, k], 0));
+  const plan = columns.plan(newRun([]), issues);
+  const records: TraceRecord[] = [plan.runStart(undefined)];
+  plan.syntheticRecords(records);
+  for (const s of clone(steps)) plan.nextSpan(s, records);
+  const end = plan.runEnd();
+  if (end) records.push(end);
+  return { records, issues };
+}
+
+/** Step records by id and type (the passes write them in different orders); the run-start written last wins, as upserts merge it. */
+function byStep(records: TraceRecord[]): Map<string, TraceRecord> {
+  const out = new Map<string, TraceRecord>();
+  for (const r of records) out.set('step_id' in r ? `${r.step_id} ${r.type}` : r.type, r);
+  return out;
+}
+
+describe('the columnar plan of a trace', () => {
+  it('stores the records and reports the problems planRun does, on 300 random traces', () => {
+    let orphans = 0;
+    let cycles = 0;
+    let duplicates = 0;
+    let shortened = 0;
+    let upstream = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const steps = randomTrace(seed);
+      const want = reference(steps);
+      const got = columnar(steps);
+      expect(got.issues, `seed ${seed}`).toEqual(want.issues);
+      expect(byStep(got.records), `seed ${seed}`).toEqual(byStep(want.records));
+      const text = want.issues.map((i) => i.message).join('\n');
+      if (text.includes('synthetic root')) orphans += 1;
+      if (text.includes('form a cycle')) cycles += 1;
+      if (text.includes('nested too deep')) shortened += 1;
+      if (text.includes('received error text')) upstream += 1;
+      if (want.records.some((r) => r.type === 'step-start' && r.metadata?.duplicate_of !== undefined)) duplicates += 1;
+    }
+    // The generator reaches every rule, so the comparison above covers them.
+    expect(Math.min(orphans, cycles, duplicates, shortened, upstream)).toBeGreaterThan(0);
+  });
+});

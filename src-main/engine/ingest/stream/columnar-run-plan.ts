@@ -1,0 +1,670 @@
+/**
+ * The streaming import's index of a trace and its plan, in columns. The first
+ * pass keeps, per span, only what the whole-run rules read (typed arrays of
+ * times, flags, token counts, positions and digests of the call texts; names
+ * interned; ids and parents as text until planning); `planColumns` then
+ * decides what run-records.ts's `planRun` decides for the whole-document
+ * import (start order, replay keys, orphans under synthetic roots, cut
+ * cycles, duplicate calls, upstream errors, the root, the same problems in
+ * the same order), and keeps for the second pass a few numbers per span.
+ *
+ * Why not `planRun` on per-span summary objects (ADR 0011, first version):
+ * a summary object, its position and the maps `planRun` builds cost ~1.8 KB of
+ * RSS per span, so a 630,000-span trace peaked at 1.1–1.5 GB. The rules are
+ * mirrored here, on indices; the oracle test (otlp-stream-import.test.ts)
+ * compares every stored row and problem with the whole-document import.
+ */
+import { TRACE_FORMAT_VERSION, type Json, type TraceError, type TraceRecord } from '../../../../src-shared/trace-format';
+import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
+import { callText } from '../foreign/duplicate-llm-calls';
+import { stepErrorLines } from '../foreign/upstream-errors';
+
+/** The same escaping as run-records.ts (the SDKs' key segments). */
+function keySegment(name: string): string {
+  return /[%/#]/.test(name) ? name.replace(/[%/#]/g, (c) => encodeURIComponent(c)) : name;
+}
+
+/** As run-records.ts: a longer path-like key is replaced by one from the step's own id. */
+const MAX_KEY_CHARS = 1000;
+/** As duplicate-llm-calls.ts: layers record one call within a few ms, and calls are compared with the most recent ones only. */
+const NESTING_TOLERANCE_MS = 5;
+const RECENT_CALLS = 64;
+
+/**
+ * A 53-bit digest of a call text (cyrb53), 0 for the empty text. Duplicate detection only asks whether two
+ * texts are equal; it compares them within 64 recent calls, so a collision (odds ~2^-53 a pair) is not a concern.
+ */
+function textDigest(text: string): number {
+  if (text === '') return 0;
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0) || 1;
+}
+
+const ERROR = 1;
+const HAS_OUTPUT = 2;
+/** Both token counts recorded (duplicate detection compares them instead of texts). */
+const TOKENS = 4;
+const NO_END = 8;
+/** A model call: the only steps duplicate detection compares. */
+const LLM = 16;
+
+/** A typed array that grows by doubling. */
+class Column<T extends Float64Array | Int32Array | Uint8Array> {
+  data: T;
+  constructor(private readonly make: (n: number) => T) {
+    this.data = make(1024);
+  }
+  set(i: number, v: number): void {
+    if (i >= this.data.length) {
+      const bigger = this.make(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[i] = v;
+  }
+}
+const f64 = () => new Column((n) => new Float64Array(n));
+const i32 = () => new Column((n) => new Int32Array(n));
+const u8 = () => new Column((n) => new Uint8Array(n));
+
+/** Span names, shared by every trace of a file. */
+export class NameTable {
+  readonly names: string[] = [];
+  private readonly index = new Map<string, number>();
+  intern(name: string): number {
+    let i = this.index.get(name);
+    if (i === undefined) {
+      i = this.names.length;
+      this.names.push(name);
+      this.index.set(name, i);
+    }
+    return i;
+  }
+}
+
+/** Where a span is: its path is rebuilt from indices for messages only. */
+function spanPath(requestLine: number, i: number, j: number, k: number): string {
+  return `${requestLine ? `line ${requestLine}: ` : ''}resourceSpans[${i}].scopeSpans[${j}].spans[${k}]`;
+}
+
+/** The spans of one trace as the first pass keeps them, in file order (a span's slot). */
+export class TraceColumns {
+  count = 0;
+  /** Step ids and recorded parents (span ids), as text until planning. */
+  private ids: string[] = [];
+  private parents: (string | null)[] = [];
+  /** Span id → step id where they differ (a Traceback export names steps by their own ids). */
+  readonly spanToStep = new Map<string, string>();
+  private readonly name = i32();
+  private readonly flags = u8();
+  private readonly start = f64();
+  private readonly end = f64();
+  private readonly inputTokens = f64();
+  private readonly outputTokens = f64();
+  private readonly inputDigest = f64();
+  private readonly outputDigest = f64();
+  private readonly line = i32();
+  private readonly requestLine = i32();
+  private readonly at = [i32(), i32(), i32()];
+  private readonly replayKeys = new Map<number, string>();
+  /** Error-shaped lines of a step that did not fail (upstream-errors.ts). */
+  private readonly errorLines = new Map<number, string[]>();
+  /** First line of a failed step's error message. */
+  private readonly errorMessages = new Map<number, string>();
+
+  constructor(
+    readonly resource: Record<string, Json>,
+    private readonly names: NameTable,
+  ) {}
+
+  add(step: ForeignStep, spanId: string, at: [number, number, number], requestLine: number): void {
+    const s = this.count++;
+    if (spanId !== step.id) this.spanToStep.set(spanId, step.id);
+    this.ids.push(step.id);
+    this.parents.push(step.parentId);
+    this.name.set(s, this.names.intern(step.name));
+    const llm = step.type === 'llm';
+    this.start.set(s, step.start);
+    this.end.set(s, step.end ?? 0);
+    const usage = step.usage;
+    const tokens = llm && usage?.input_tokens !== undefined && usage.output_tokens !== undefined;
+    this.flags.set(s, (step.status === 'error' ? ERROR : 0) | (step.output ? HAS_OUTPUT : 0) | (tokens ? TOKENS : 0) | (step.end === null ? NO_END : 0) | (llm ? LLM : 0));
+    if (tokens) {
+      this.inputTokens.set(s, usage.input_tokens!);
+      this.outputTokens.set(s, usage.output_tokens!);
+    }
+    if (llm) {
+      this.inputDigest.set(s, textDigest(callText(step.input)));
+      this.outputDigest.set(s, textDigest(callText(step.output)));
+    }
+    this.line.set(s, step.position.line);
+    this.requestLine.set(s, requestLine);
+    for (let d = 0; d < 3; d++) this.at[d].set(s, at[d]);
+    if (step.replayKey !== undefined) this.replayKeys.set(s, step.replayKey);
+    if (step.status === 'error') {
+      if (step.error) this.errorMessages.set(s, step.error.message.split('\n')[0].trim());
+    } else {
+      const lines = stepErrorLines(step.input, step.output);
+      if (lines.length) this.errorLines.set(s, lines);
+    }
+  }
+
+  /** The run's own fields (run id, pipeline, resource), as otlp-import.ts's traceRun decides them. */
+  rootCandidate(): ForeignStep[] {
+    // traceRun names the pipeline after the earliest step whose parent is not in the trace.
+    const ids = new Set(this.ids);
+    let best = -1;
+    for (let s = 0; s < this.count; s++) {
+      const p = this.mappedParent(s);
+      if (p !== null && ids.has(p)) continue;
+      if (best === -1 || this.start.data[s] < this.start.data[best]) best = s;
+    }
+    if (best === -1) return [];
+    return [{ id: this.ids[best], parentId: null, name: this.names.names[this.name.data[best]], type: 'generic', start: this.start.data[best], end: null, status: 'ok', startMetadata: {}, endMetadata: {}, position: { line: 0, path: '' } }];
+  }
+
+  private mappedParent(s: number): string | null {
+    const p = this.parents[s];
+    return p === null ? null : (this.spanToStep.get(p) ?? p);
+  }
+
+  private path(s: number): string {
+    return spanPath(this.requestLine.data[s], this.at[0].data[s], this.at[1].data[s], this.at[2].data[s]);
+  }
+
+  /**
+   * The plan of this trace's run (run-records.ts's planRun on these columns), with its problems in `issues`.
+   * The ids and parents are let go: the second pass reads them from the spans again.
+   */
+  plan(run: ForeignRun, issues: ForeignIssue[]): ColumnarPlan {
+    const n = this.count;
+    const { ids, names } = this;
+    const nameOf = (s: number) => names.names[this.name.data[s]];
+    const start = this.start.data;
+    const end = this.end.data;
+    const flags = this.flags.data;
+
+    // Repeated ids: the first copy wins.
+    const slotOf = new Map<string, number>();
+    const unique: number[] = [];
+    for (let s = 0; s < n; s++) {
+      if (slotOf.has(ids[s])) {
+        issues.push({ line: this.line.data[s], level: 'warning', message: `${this.path(s)}: step id ${ids[s]} appears twice in run ${run.runId}; the later copy is skipped` });
+        continue;
+      }
+      slotOf.set(ids[s], s);
+      unique.push(s);
+    }
+
+    // Parents as slots; a parent not in the trace groups its children under a synthetic root (node numbers below `unique`'s).
+    const parentSlot = new Int32Array(n).fill(-1);
+    const orphanGroups = new Map<string, number[]>();
+    for (const s of unique) {
+      const p = this.mappedParent(s);
+      if (p === null) continue;
+      const ps = slotOf.get(p);
+      if (ps !== undefined) parentSlot[s] = ps;
+      else {
+        const list = orphanGroups.get(p);
+        if (list) list.push(s);
+        else orphanGroups.set(p, [s]);
+      }
+    }
+    const synthetic: ForeignStep[] = [];
+    for (const [missing, children] of orphanGroups) {
+      let first = Infinity;
+      let last = -Infinity;
+      let anyEnd = false;
+      for (const c of children) {
+        if (start[c] < first) first = start[c];
+        if (!(flags[c] & NO_END)) {
+          anyEnd = true;
+          if (end[c] > last) last = end[c];
+        }
+      }
+      const c0 = children[0];
+      synthetic.push({
+        id: `missing-parent:${missing}`,
+        parentId: null,
+        name: `(missing parent ${missing})`,
+        type: 'generic',
+        start: first,
+        end: anyEnd ? last : null,
+        status: 'ok',
+        startMetadata: { synthetic: true, missing_step_id: missing },
+        endMetadata: {},
+        position: { line: this.line.data[c0], path: this.path(c0) },
+      });
+      issues.push({
+        line: this.line.data[c0],
+        level: 'warning',
+        message: `run ${run.runId}: ${children.length} step(s) (first: "${nameOf(c0)}" at ${this.path(c0)}) name parent ${missing}, which is not in the file; kept under a synthetic root and the run is marked incomplete`,
+      });
+    }
+
+    // Parent cycles: the step of each cycle listed last in the file becomes a root.
+    const cut = new Uint8Array(n);
+    const state = new Uint8Array(n);
+    for (const first of unique) {
+      if (state[first]) continue;
+      const path: number[] = [];
+      let cur = first;
+      while (cur !== -1 && !state[cur]) {
+        state[cur] = 1;
+        path.push(cur);
+        cur = parentSlot[cur];
+      }
+      if (cur !== -1 && state[cur] === 1) {
+        const cycle = path.slice(path.indexOf(cur));
+        const c = cycle[cycle.length - 1];
+        issues.push({
+          line: this.line.data[c],
+          level: 'warning',
+          message: `run ${run.runId}: parents form a cycle of ${cycle.length} step(s) (${cycle
+            .slice(0, 4)
+            .map((x) => ids[x])
+            .join(' → ')}${cycle.length > 4 ? ' → …' : ''}); step ${ids[c]} at ${this.path(c)} was made a root`,
+        });
+        cut[c] = 1;
+        parentSlot[c] = -1;
+      }
+      for (const s of path) state[s] = 2;
+    }
+
+    // Nodes: synthetic roots first, then the unique steps in file order (the order planRun sorts stably from).
+    const S = synthetic.length;
+    const N = S + unique.length;
+    const nodeOfSlot = new Int32Array(n).fill(-1);
+    unique.forEach((s, i) => (nodeOfSlot[s] = S + i));
+    const synthOf = new Map<string, number>();
+    [...orphanGroups.keys()].forEach((missing, i) => synthOf.set(missing, i));
+    const parentNode = new Int32Array(N).fill(-1);
+    const nodeStart = new Float64Array(N);
+    for (let i = 0; i < S; i++) nodeStart[i] = synthetic[i].start;
+    const adopted = new Uint8Array(n);
+    for (let i = 0; i < unique.length; i++) {
+      const s = unique[i];
+      nodeStart[S + i] = start[s];
+      if (parentSlot[s] !== -1) parentNode[S + i] = nodeOfSlot[parentSlot[s]];
+      else if (!cut[s]) {
+        const p = this.mappedParent(s);
+        const sy = p === null ? undefined : synthOf.get(p);
+        if (sy !== undefined) {
+          parentNode[S + i] = sy;
+          adopted[s] = 1;
+        }
+      }
+    }
+    const slotOfNode = (v: number) => unique[v - S];
+
+    // Depths (iterative; parents no longer form cycles).
+    const depth = new Int32Array(N).fill(-1);
+    const chain: number[] = [];
+    for (let v = 0; v < N; v++) {
+      chain.length = 0;
+      let cur = v;
+      while (cur !== -1 && depth[cur] === -1) {
+        chain.push(cur);
+        cur = parentNode[cur];
+      }
+      let d = cur === -1 ? 0 : depth[cur] + 1;
+      for (let i = chain.length - 1; i >= 0; i--) depth[chain[i]] = d++;
+    }
+
+    // Start order: stable by start, then depth; a child that starts before its parent waits for it (depth first).
+    const sorted = Array.from({ length: N }, (_, v) => v).sort((a, b) => nodeStart[a] - nodeStart[b] || depth[a] - depth[b] || a - b);
+    const emitted = new Uint8Array(N);
+    const waitHead = new Int32Array(N).fill(-1);
+    const waitTail = new Int32Array(N).fill(-1);
+    const waitNext = new Int32Array(N).fill(-1);
+    const order = new Int32Array(N);
+    let placed = 0;
+    const stack: number[] = [];
+    const children: number[] = [];
+    const emit = (first: number) => {
+      stack.push(first);
+      while (stack.length) {
+        const v = stack.pop()!;
+        if (emitted[v]) continue;
+        order[placed++] = v;
+        emitted[v] = 1;
+        children.length = 0;
+        for (let c = waitHead[v]; c !== -1; c = waitNext[c]) children.push(c);
+        waitHead[v] = -1;
+        for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+      }
+    };
+    for (const v of sorted) {
+      const p = parentNode[v];
+      if (p === -1 || emitted[p]) emit(v);
+      else {
+        if (waitHead[p] === -1) waitHead[p] = v;
+        else waitNext[waitTail[p]] = v;
+        waitTail[p] = v;
+      }
+    }
+    // Only a parent cycle could leave steps waiting (they were cut above); as planRun, keep them in start order.
+    for (const v of sorted) if (!emitted[v]) emit(v);
+    sorted.length = 0;
+    const atOfNode = new Int32Array(N);
+    for (let at = 0; at < N; at++) atOfNode[order[at]] = at;
+
+    // Per position in start order: parent position, name, occurrence among same-named siblings.
+    const parentAt = new Int32Array(N);
+    const nameAt = new Int32Array(N);
+    for (let at = 0; at < N; at++) {
+      const v = order[at];
+      parentAt[at] = parentNode[v] === -1 ? -1 : atOfNode[parentNode[v]];
+      nameAt[at] = v < S ? names.intern(synthetic[v].name) : this.name.data[slotOfNode(v)];
+    }
+    const occurrence = new Int32Array(N);
+    {
+      // Siblings in start order, one list per parent (roots share one).
+      const head = new Int32Array(N + 1).fill(-1);
+      const tail = new Int32Array(N + 1).fill(-1);
+      const next = new Int32Array(N).fill(-1);
+      for (let at = 0; at < N; at++) {
+        const p = parentAt[at] + 1;
+        if (head[p] === -1) head[p] = at;
+        else next[tail[p]] = at;
+        tail[p] = at;
+      }
+      const seen = new Map<number, number>();
+      for (let p = 0; p <= N; p++) {
+        if (head[p] === -1) continue;
+        seen.clear();
+        for (let c = head[p]; c !== -1; c = next[c]) {
+          const k = seen.get(nameAt[c]) ?? 0;
+          occurrence[c] = k;
+          seen.set(nameAt[c], k + 1);
+        }
+      }
+    }
+
+    // Replay keys: only their lengths here; the second pass builds the path-like ones. Recorded and shortened keys are kept whole.
+    const wholeKeys = new Map<number, string>();
+    const keyLength = new Int32Array(N);
+    const segmentLength = new Map<number, number>();
+    let shortenedKeys = 0;
+    for (let at = 0; at < N; at++) {
+      const v = order[at];
+      const recorded = v < S ? undefined : this.replayKeys.get(slotOfNode(v));
+      let seg = segmentLength.get(nameAt[at]);
+      if (seg === undefined) segmentLength.set(nameAt[at], (seg = keySegment(names.names[nameAt[at]]).length));
+      const ownLength = seg + 1 + String(occurrence[at]).length;
+      const p = parentAt[at];
+      let length = recorded !== undefined ? recorded.length : p !== -1 && keyLength[p] > 0 ? keyLength[p] + 1 + ownLength : ownLength;
+      if (recorded !== undefined) wholeKeys.set(at, recorded);
+      if (length > MAX_KEY_CHARS) {
+        const id = v < S ? synthetic[v].id : ids[slotOfNode(v)];
+        const key = `${keySegment(id)}/${keySegment(names.names[nameAt[at]])}#${occurrence[at]}`;
+        wholeKeys.set(at, key);
+        length = key.length;
+        shortenedKeys += 1;
+      }
+      keyLength[at] = length;
+    }
+    if (shortenedKeys) {
+      issues.push({ line: 1, level: 'warning', message: `run ${run.runId}: ${shortenedKeys} step(s) nested too deep for a path-like replay key got a key from their own id` });
+    }
+
+    // Duplicate model calls (duplicate-llm-calls.ts on digests).
+    const duplicates = new Map<number, string>();
+    const originals: number[] = [];
+    const nested = (inner: number, outer: number) =>
+      !(flags[inner] & NO_END) && !(flags[outer] & NO_END) && start[inner] >= start[outer] - NESTING_TOLERANCE_MS && end[inner] <= end[outer] + NESTING_TOLERANCE_MS;
+    const inD = this.inputDigest.data;
+    const outD = this.outputDigest.data;
+    const inT = this.inputTokens.data;
+    const outT = this.outputTokens.data;
+    const sameCall = (a: number, b: number) => {
+      if (flags[a] & flags[b] & TOKENS) return inT[a] === inT[b] && outT[a] === outT[b];
+      if (outD[a] !== 0 && outD[a] === outD[b]) return true;
+      return inD[a] !== 0 && inD[a] === inD[b] && !(flags[a] & HAS_OUTPUT) && !(flags[b] & HAS_OUTPUT);
+    };
+    for (let at = 0; at < N; at++) {
+      const v = order[at];
+      if (v < S) continue;
+      const s = slotOfNode(v);
+      if (!(flags[s] & LLM)) continue;
+      let original = -1;
+      for (let i = originals.length - 1; i >= Math.max(0, originals.length - RECENT_CALLS) && original === -1; i--) {
+        const o = originals[i];
+        if ((nested(s, o) || nested(o, s)) && sameCall(o, s)) original = o;
+      }
+      if (original !== -1) duplicates.set(at, ids[original]);
+      else originals.push(s);
+    }
+
+    // Error text no failed step explains (upstream-errors.ts).
+    const recorded = [...this.errorMessages.entries()].filter(([s, m]) => nodeOfSlot[s] !== -1 && m.length >= 8).map(([, m]) => m);
+    const explained = (line: string) => recorded.some((m) => line.includes(m.slice(0, 60)) || m.includes(line));
+    const seenLines = new Set<string>();
+    const upstream = new Map<number, string[]>();
+    for (let at = 0; at < N; at++) {
+      const v = order[at];
+      if (v < S) continue;
+      const s = slotOfNode(v);
+      const lines = this.errorLines.get(s);
+      if (!lines) continue;
+      for (const line of lines) {
+        if (seenLines.has(line)) continue;
+        seenLines.add(line);
+        if (explained(line)) continue;
+        const quotes = upstream.get(at);
+        if (quotes) quotes.push(line);
+        else upstream.set(at, [line]);
+        issues.push({
+          line: this.line.data[s],
+          level: 'warning',
+          message: `run ${run.runId}: step "${nameOf(s)}" (${this.path(s)}) received error text that no recorded step produced, so a failing call left no trace: "${line}"`,
+        });
+      }
+    }
+
+    // The root: the first parentless step in start order that is not synthetic, else the first synthetic one.
+    let rootAt = -1;
+    for (let at = 0; at < N; at++) {
+      if (parentAt[at] !== -1) continue;
+      if (order[at] >= S) {
+        rootAt = at;
+        break;
+      }
+      if (rootAt === -1) rootAt = at;
+    }
+    let minStart = Infinity;
+    let maxEnd = -Infinity;
+    let allEnded = true;
+    for (let v = 0; v < N; v++) {
+      if (nodeStart[v] < minStart) minStart = nodeStart[v];
+      const e = v < S ? synthetic[v].end : flags[slotOfNode(v)] & NO_END ? null : end[slotOfNode(v)];
+      if (e === null) allEnded = false;
+      else if (e > maxEnd) maxEnd = e;
+    }
+
+    const atOfSlot = new Int32Array(n).fill(-1);
+    const parentKind = new Uint8Array(n);
+    for (const s of unique) {
+      atOfSlot[s] = atOfNode[nodeOfSlot[s]];
+      parentKind[s] = cut[s] ? CUT : adopted[s] ? ADOPTED : AS_RECORDED;
+    }
+    const syntheticAt = synthetic.map((_, i) => atOfNode[i]);
+    this.ids = [];
+    this.parents = [];
+    return new ColumnarPlan(run, names, {
+      atOfSlot,
+      parentKind,
+      parentAt,
+      nameAt,
+      occurrence,
+      wholeKeys,
+      duplicates,
+      upstream,
+      spanToStep: this.spanToStep,
+      synthetic: synthetic.map((step, i) => ({ step, at: syntheticAt[i] })),
+      rootAt,
+      complete: run.finished && orphanGroups.size === 0 && allEnded,
+      minStart,
+      maxEnd,
+    });
+  }
+}
+
+const AS_RECORDED = 0;
+const CUT = 1;
+const ADOPTED = 2;
+
+interface PlanColumns {
+  /** Position in start order of each slot (span of the trace in file order); -1 for a later copy of a repeated id. */
+  atOfSlot: Int32Array;
+  /** How a slot's recorded parent became its final one: as recorded, cut (a cycle), adopted by a synthetic root. */
+  parentKind: Uint8Array;
+  /** Per position in start order: parent position (-1 for a root), name, occurrence among same-named siblings. */
+  parentAt: Int32Array;
+  nameAt: Int32Array;
+  occurrence: Int32Array;
+  /** Replay keys that are not parent key + own segment (recorded by the source, or shortened). */
+  wholeKeys: Map<number, string>;
+  duplicates: Map<number, string>;
+  upstream: Map<number, string[]>;
+  spanToStep: Map<string, string>;
+  synthetic: { step: ForeignStep; at: number }[];
+  rootAt: number;
+  complete: boolean;
+  minStart: number;
+  maxEnd: number;
+}
+
+/** Replay keys built for the second pass, kept while steps below them are likely to come (bounded). */
+const KEY_CACHE_ENTRIES = 65536;
+
+/** A trace's plan as the second pass reads it: records of each step from its span, mapped again. */
+export class ColumnarPlan {
+  private readonly keyCache = new Map<number, string>();
+  /** Spans of the trace seen by the second pass (their slots, in file order). */
+  private seen = 0;
+  private rootOutput: Json | undefined;
+  private rootStatus: 'ok' | 'error' = 'ok';
+  private rootError: TraceError | undefined;
+
+  constructor(
+    readonly run: ForeignRun,
+    private readonly names: NameTable,
+    private readonly c: PlanColumns,
+  ) {}
+
+  /** The run-start record; `rootInput` is the root step's input (absent while the root's span has not been read again). */
+  runStart(rootInput: Json | undefined): TraceRecord {
+    const run = this.run;
+    // Built apart, as runStartRecord does: resource facts ride as extra fields the record type does not name.
+    const record = {
+      type: 'run-start' as const,
+      v: TRACE_FORMAT_VERSION,
+      run_id: run.runId,
+      pipeline: run.pipeline,
+      ts: this.c.minStart,
+      ...(run.input !== undefined ? { input: run.input } : rootInput !== undefined ? { input: rootInput } : {}),
+      source_format: run.format,
+      ...run.extra,
+    };
+    return record;
+  }
+
+  /** The synthetic roots' records, written before any span. */
+  syntheticRecords(out: TraceRecord[]): void {
+    for (const { step, at } of [...this.c.synthetic].sort((a, b) => a.at - b.at)) this.stepRecords(step, at, null, out);
+  }
+
+  /**
+   * The records of the trace's next span in file order (the second pass sees the spans the first one did, in
+   * the same order). Returns false for a later copy of a repeated id, which is skipped.
+   */
+  nextSpan(step: ForeignStep, out: TraceRecord[]): boolean {
+    const slot = this.seen++;
+    const at = this.c.atOfSlot[slot];
+    if (at === -1) return false;
+    const kind = this.c.parentKind[slot];
+    const recorded = step.parentId === null ? null : (this.c.spanToStep.get(step.parentId) ?? step.parentId);
+    const parent = kind === CUT ? null : kind === ADOPTED ? `missing-parent:${recorded}` : recorded;
+    this.stepRecords(step, at, parent, out);
+    if (at === this.c.rootAt) {
+      // The run-start again, now with the root's input (its other fields are the same, and upserts merge).
+      if (this.run.input === undefined && step.input !== undefined) out.push(this.runStart(step.input));
+      this.rootOutput = step.output;
+      this.rootStatus = step.status;
+      this.rootError = step.error;
+    }
+    return true;
+  }
+
+  /** The run-end record, or null when the run is incomplete (run-records.ts's runEndRecord). */
+  runEnd(): TraceRecord | null {
+    if (!this.c.complete || this.c.rootAt === -1) return null;
+    const run = this.run;
+    return {
+      type: 'run-end',
+      run_id: run.runId,
+      ts: this.c.maxEnd,
+      status: this.rootStatus,
+      ...(run.output !== undefined ? { output: run.output } : this.rootOutput !== undefined ? { output: this.rootOutput } : {}),
+      ...(this.rootError ? { error: this.rootError } : {}),
+    };
+  }
+
+  private key(at: number): string {
+    const whole = this.c.wholeKeys.get(at);
+    if (whole !== undefined) return whole;
+    const cached = this.keyCache.get(at);
+    if (cached !== undefined) return cached;
+    const own = `${keySegment(this.names.names[this.c.nameAt[at]])}#${this.c.occurrence[at]}`;
+    const p = this.c.parentAt[at];
+    const parentKey = p === -1 ? '' : this.key(p);
+    const key = parentKey ? `${parentKey}/${own}` : own;
+    if (this.keyCache.size >= KEY_CACHE_ENTRIES) this.keyCache.clear();
+    this.keyCache.set(at, key);
+    return key;
+  }
+
+  /** run-records.ts's stepRecords: the step-start (and step-end, when it ended) with its payloads. */
+  private stepRecords(step: ForeignStep, at: number, parentId: string | null, out: TraceRecord[]): void {
+    const startMetadata: Record<string, Json> = { ...step.startMetadata };
+    const duplicateOf = this.c.duplicates.get(at);
+    if (duplicateOf !== undefined) startMetadata.duplicate_of = duplicateOf;
+    const quotes = this.c.upstream.get(at);
+    if (quotes) startMetadata.upstream_error = quotes.length === 1 ? quotes[0] : quotes;
+    out.push({
+      type: 'step-start',
+      run_id: this.run.runId,
+      step_id: step.id,
+      parent_id: parentId,
+      index: at,
+      name: step.name,
+      step_type: step.type,
+      replay_key: this.key(at),
+      ts: step.start,
+      ...(step.input !== undefined ? { input: step.input } : {}),
+      metadata: startMetadata,
+    });
+    if (step.end === null) return;
+    out.push({
+      type: 'step-end',
+      run_id: this.run.runId,
+      step_id: step.id,
+      ts: step.end,
+      status: step.status,
+      ...(step.output !== undefined ? { output: step.output } : {}),
+      ...(step.error ? { error: step.error } : {}),
+      ...(step.model ? { model: step.model } : {}),
+      ...(step.usage && Object.keys(step.usage).length ? { usage: step.usage } : {}),
+      ...(Object.keys(step.endMetadata).length ? { metadata: step.endMetadata } : {}),
+    });
+  }
+}
