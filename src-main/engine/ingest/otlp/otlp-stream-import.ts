@@ -109,7 +109,7 @@ class OtlpStreamImport {
       const { traceId, spanId, step } = found;
       let trace = this.traces.get(traceId);
       if (!trace) this.traces.set(traceId, (trace = new TraceColumns(item.resource, this.names)));
-      trace.add(step, spanId, item.at, this.jsonLines ? item.line : 0);
+      trace.add(step, spanId, item.at, this.jsonLines);
     }
   }
 

@@ -26,14 +26,15 @@ function path(k: number): string {
   return `resourceSpans[0].scopeSpans[0].spans[${k}]`;
 }
 
-/** Spans as the OTLP mapping gives them: parents name span ids, in file order. */
-function randomTrace(seed: number): ForeignStep[] {
+/** Spans as the OTLP mapping gives them, in file order: parents name span ids; some steps carry ids of their own (a Traceback export). */
+function randomTrace(seed: number): { steps: ForeignStep[]; spanIds: string[] } {
   const r = random(seed);
   const pick = <T>(list: T[]) => list[Math.floor(r() * list.length)];
   const n = 5 + Math.floor(r() * 120);
   const deep = r() < 0.2;
   const ids = Array.from({ length: n }, (_, i) => `s${i}`);
   const steps: ForeignStep[] = [];
+  const ownIds = r() < 0.2;
   for (let i = 0; i < n; i++) {
     const roll = r();
     let parentId: string | null = null;
@@ -48,7 +49,7 @@ function randomTrace(seed: number): ForeignStep[] {
     const input: Json | undefined = r() < 0.8 ? { messages: [{ role: 'user', content: pick(['q1', 'q2', 'a long question '.repeat(8)]) }] } : undefined;
     const output: Json | undefined = r() < 0.7 ? { content: text } : undefined;
     const step: ForeignStep = {
-      id: r() < 0.05 && i > 0 ? pick(ids.slice(0, i)) : ids[i],
+      id: r() < 0.05 && i > 0 ? pick(ids.slice(0, i)) : ownIds && r() < 0.5 ? `own-${i}` : ids[i],
       parentId,
       name: deep ? `a/very#long%name-${i % 3}` : pick(['agent', 'llm', 'tool', 'retrieve', 'a#b']),
       type: llm ? 'llm' : pick(['tool', 'generic', 'retrieval', 'agent']),
@@ -66,7 +67,7 @@ function randomTrace(seed: number): ForeignStep[] {
     };
     steps.push(step);
   }
-  return steps;
+  return { steps, spanIds: ids };
 }
 
 function clone(steps: ForeignStep[]): ForeignStep[] {
@@ -78,9 +79,12 @@ function newRun(steps: ForeignStep[]): ForeignRun {
 }
 
 /** What the import stored before the columns: planRun on whole steps, records by run-records.ts. */
-function reference(steps: ForeignStep[]): { records: TraceRecord[]; issues: ForeignIssue[] } {
+function reference(steps: ForeignStep[], spanIds: string[]): { records: TraceRecord[]; issues: ForeignIssue[] } {
   const issues: ForeignIssue[] = [];
-  const run = newRun(clone(steps));
+  // As otlp-import.ts's traceRun: parents name step ids.
+  const spanToStep = new Map<string, string>();
+  steps.forEach((s, i) => spanToStep.set(spanIds[i], s.id));
+  const run = newRun(clone(steps).map((s) => ({ ...s, parentId: s.parentId === null ? null : (spanToStep.get(s.parentId) ?? s.parentId) })));
   const plan: RunPlan = planRun(run, issues);
   const records: TraceRecord[] = [runStartRecord(run, plan, plan.root?.input)];
   for (const s of plan.ordered) stepRecords(run, plan, s, records);
@@ -90,10 +94,10 @@ function reference(steps: ForeignStep[]): { records: TraceRecord[]; issues: Fore
 }
 
 /** The streaming import's way: columns from a first pass, records from a second pass over the same spans. */
-function columnar(steps: ForeignStep[]): { records: TraceRecord[]; issues: ForeignIssue[] } {
+function columnar(steps: ForeignStep[], spanIds: string[]): { records: TraceRecord[]; issues: ForeignIssue[] } {
   const issues: ForeignIssue[] = [];
   const columns = new TraceColumns({}, new NameTable());
-  clone(steps).forEach((s, k) => columns.add(s, s.id, [0, 0, k], 0));
+  clone(steps).forEach((s, k) => columns.add(s, spanIds[k], [0, 0, k], false));
   const plan = columns.plan(newRun([]), issues);
   const records: TraceRecord[] = [plan.runStart(undefined)];
   plan.syntheticRecords(records);
@@ -118,9 +122,9 @@ describe('the columnar plan of a trace', () => {
     let shortened = 0;
     let upstream = 0;
     for (let seed = 1; seed <= 300; seed++) {
-      const steps = randomTrace(seed);
-      const want = reference(steps);
-      const got = columnar(steps);
+      const { steps, spanIds } = randomTrace(seed);
+      const want = reference(steps, spanIds);
+      const got = columnar(steps, spanIds);
       expect(got.issues, `seed ${seed}`).toEqual(want.issues);
       expect(byStep(got.records), `seed ${seed}`).toEqual(byStep(want.records));
       const text = want.issues.map((i) => i.message).join('\n');

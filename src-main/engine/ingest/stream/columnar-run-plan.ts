@@ -55,20 +55,28 @@ const TOKENS = 4;
 const NO_END = 8;
 /** A model call: the only steps duplicate detection compares. */
 const LLM = 16;
+/** Found in a JSON Lines file: its path starts with the request's line. */
+const IN_LINES = 32;
 
-/** A typed array that grows by doubling. */
+/** Values per chunk of a column: no copy as a column grows, and at most one chunk unused. */
+const CHUNK = 65536;
+
+/** A typed array filled in order, in chunks; `take` joins them into one of exact length. */
 class Column<T extends Float64Array | Int32Array | Uint8Array> {
-  data: T;
-  constructor(private readonly make: (n: number) => T) {
-    this.data = make(1024);
+  private chunks: T[] = [];
+  private length = 0;
+  constructor(private readonly make: (n: number) => T) {}
+  push(v: number): void {
+    const at = this.length % CHUNK;
+    if (at === 0) this.chunks.push(this.make(CHUNK));
+    this.chunks[this.chunks.length - 1][at] = v;
+    this.length += 1;
   }
-  set(i: number, v: number): void {
-    if (i >= this.data.length) {
-      const bigger = this.make(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[i] = v;
+  /** Every value, in one array; the chunks are let go one by one as they are copied. */
+  take(): T {
+    const out = this.make(this.length);
+    for (let from = 0; this.chunks.length; from += CHUNK) out.set(this.chunks.shift()!.subarray(0, Math.min(CHUNK, this.length - from)), from);
+    return out;
   }
 }
 const f64 = () => new Column((n) => new Float64Array(n));
@@ -95,59 +103,173 @@ function spanPath(requestLine: number, i: number, j: number, k: number): string 
   return `${requestLine ? `line ${requestLine}: ` : ''}resourceSpans[${i}].scopeSpans[${j}].spans[${k}]`;
 }
 
+/**
+ * Start order (run-records.ts's orderSteps on node numbers): stable by start, then depth, then node number; a
+ * child that starts before its parent waits for it, and is placed right after it (depth first).
+ * `parentNode`: -1 for a root; parents form no cycles. A function of its own so its working arrays die with it.
+ */
+function startOrder(parentNode: Int32Array, nodeStart: Float64Array): Int32Array {
+  const N = parentNode.length;
+  // Depths (iterative; parents no longer form cycles).
+  const depth = new Int32Array(N).fill(-1);
+  const chain: number[] = [];
+  for (let v = 0; v < N; v++) {
+    chain.length = 0;
+    let cur = v;
+    while (cur !== -1 && depth[cur] === -1) {
+      chain.push(cur);
+      cur = parentNode[cur];
+    }
+    let d = cur === -1 ? 0 : depth[cur] + 1;
+    for (let i = chain.length - 1; i >= 0; i--) depth[chain[i]] = d++;
+  }
+
+  // Start order: stable by start, then depth; a child that starts before its parent waits for it (depth first).
+  const sorted = Array.from({ length: N }, (_, v) => v).sort((a, b) => nodeStart[a] - nodeStart[b] || depth[a] - depth[b] || a - b);
+  const emitted = new Uint8Array(N);
+  const waitHead = new Int32Array(N).fill(-1);
+  const waitTail = new Int32Array(N).fill(-1);
+  const waitNext = new Int32Array(N).fill(-1);
+  const order = new Int32Array(N);
+  let placed = 0;
+  const stack: number[] = [];
+  const children: number[] = [];
+  const emit = (first: number) => {
+    stack.push(first);
+    while (stack.length) {
+      const v = stack.pop()!;
+      if (emitted[v]) continue;
+      order[placed++] = v;
+      emitted[v] = 1;
+      children.length = 0;
+      for (let c = waitHead[v]; c !== -1; c = waitNext[c]) children.push(c);
+      waitHead[v] = -1;
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    }
+  };
+  for (const v of sorted) {
+    const p = parentNode[v];
+    if (p === -1 || emitted[p]) emit(v);
+    else {
+      if (waitHead[p] === -1) waitHead[p] = v;
+      else waitNext[waitTail[p]] = v;
+      waitTail[p] = v;
+    }
+  }
+  // Only a parent cycle could leave steps waiting (they were cut above); as planRun, keep them in start order.
+  for (const v of sorted) if (!emitted[v]) emit(v);
+  sorted.length = 0;
+  return order;
+}
+
+/** Per position in start order: how many earlier siblings (same parent, roots together) have the same name. */
+function occurrences(parentAt: Int32Array, nameAt: Int32Array): Int32Array {
+  const N = parentAt.length;
+  const occurrence = new Int32Array(N);
+  // Siblings in start order, one list per parent (roots share one).
+  const head = new Int32Array(N + 1).fill(-1);
+  const tail = new Int32Array(N + 1).fill(-1);
+  const next = new Int32Array(N).fill(-1);
+  for (let at = 0; at < N; at++) {
+    const p = parentAt[at] + 1;
+    if (head[p] === -1) head[p] = at;
+    else next[tail[p]] = at;
+    tail[p] = at;
+  }
+  const seen = new Map<number, number>();
+  for (let p = 0; p <= N; p++) {
+    if (head[p] === -1) continue;
+    seen.clear();
+    for (let c = head[p]; c !== -1; c = next[c]) {
+      const k = seen.get(nameAt[c]) ?? 0;
+      occurrence[c] = k;
+      seen.set(nameAt[c], k + 1);
+    }
+  }
+  return occurrence;
+}
+
+/** Columns of a trace, joined at planning. */
+interface Joined {
+  name: Int32Array;
+  flags: Uint8Array;
+  start: Float64Array;
+  end: Float64Array;
+  line: Int32Array;
+  at: [Int32Array, Int32Array, Int32Array];
+  parent: Int32Array;
+  inputTokens: Float64Array;
+  outputTokens: Float64Array;
+  inputDigest: Float64Array;
+  outputDigest: Float64Array;
+}
+
+/** `parent` of a span with none, and of one whose parent was not seen before it (its text is kept aside). */
+const NO_PARENT = -1;
+const PARENT_AHEAD = -2;
+
 /** The spans of one trace as the first pass keeps them, in file order (a span's slot). */
 export class TraceColumns {
   count = 0;
-  /** Step ids and recorded parents (span ids), as text until planning. */
+  /** Step ids, as text until planning; the slot of each id's first copy. */
   private ids: string[] = [];
-  private parents: (string | null)[] = [];
+  private slotOf = new Map<string, number>();
+  /**
+   * Parents: the slot of the first step with the recorded parent id when it came earlier in the file
+   * (its id is the text), else NO_PARENT, or PARENT_AHEAD with the text in `parentsAhead`.
+   */
+  private readonly parent = i32();
+  private parentsAhead = new Map<number, string>();
   /** Span id → step id where they differ (a Traceback export names steps by their own ids). */
   readonly spanToStep = new Map<string, string>();
   private readonly name = i32();
   private readonly flags = u8();
   private readonly start = f64();
   private readonly end = f64();
+  private readonly line = i32();
+  private readonly at = [i32(), i32(), i32()];
+  /** Model calls only, in their order: both token counts and the digests of the call texts. */
   private readonly inputTokens = f64();
   private readonly outputTokens = f64();
   private readonly inputDigest = f64();
   private readonly outputDigest = f64();
-  private readonly line = i32();
-  private readonly requestLine = i32();
-  private readonly at = [i32(), i32(), i32()];
   private readonly replayKeys = new Map<number, string>();
   /** Error-shaped lines of a step that did not fail (upstream-errors.ts). */
   private readonly errorLines = new Map<number, string[]>();
   /** First line of a failed step's error message. */
   private readonly errorMessages = new Map<number, string>();
+  private joined: Joined | undefined;
 
   constructor(
     readonly resource: Record<string, Json>,
     private readonly names: NameTable,
   ) {}
 
-  add(step: ForeignStep, spanId: string, at: [number, number, number], requestLine: number): void {
+  /** `inLines`: the span came from a JSON Lines file (its path names the line). */
+  add(step: ForeignStep, spanId: string, at: [number, number, number], inLines: boolean): void {
     const s = this.count++;
     if (spanId !== step.id) this.spanToStep.set(spanId, step.id);
     this.ids.push(step.id);
-    this.parents.push(step.parentId);
-    this.name.set(s, this.names.intern(step.name));
+    if (!this.slotOf.has(step.id)) this.slotOf.set(step.id, s);
+    const p = step.parentId;
+    const seen = p === null ? undefined : this.slotOf.get(p);
+    this.parent.push(p === null ? NO_PARENT : seen !== undefined ? seen : PARENT_AHEAD);
+    if (p !== null && seen === undefined) this.parentsAhead.set(s, p);
+    this.name.push(this.names.intern(step.name));
     const llm = step.type === 'llm';
-    this.start.set(s, step.start);
-    this.end.set(s, step.end ?? 0);
+    this.start.push(step.start);
+    this.end.push(step.end ?? 0);
     const usage = step.usage;
     const tokens = llm && usage?.input_tokens !== undefined && usage.output_tokens !== undefined;
-    this.flags.set(s, (step.status === 'error' ? ERROR : 0) | (step.output ? HAS_OUTPUT : 0) | (tokens ? TOKENS : 0) | (step.end === null ? NO_END : 0) | (llm ? LLM : 0));
-    if (tokens) {
-      this.inputTokens.set(s, usage.input_tokens!);
-      this.outputTokens.set(s, usage.output_tokens!);
-    }
+    this.flags.push((step.status === 'error' ? ERROR : 0) | (step.output ? HAS_OUTPUT : 0) | (tokens ? TOKENS : 0) | (step.end === null ? NO_END : 0) | (llm ? LLM : 0) | (inLines ? IN_LINES : 0));
     if (llm) {
-      this.inputDigest.set(s, textDigest(callText(step.input)));
-      this.outputDigest.set(s, textDigest(callText(step.output)));
+      this.inputTokens.push(tokens ? usage.input_tokens! : 0);
+      this.outputTokens.push(tokens ? usage.output_tokens! : 0);
+      this.inputDigest.push(textDigest(callText(step.input)));
+      this.outputDigest.push(textDigest(callText(step.output)));
     }
-    this.line.set(s, step.position.line);
-    this.requestLine.set(s, requestLine);
-    for (let d = 0; d < 3; d++) this.at[d].set(s, at[d]);
+    this.line.push(step.position.line);
+    for (let d = 0; d < 3; d++) this.at[d].push(at[d]);
     if (step.replayKey !== undefined) this.replayKeys.set(s, step.replayKey);
     if (step.status === 'error') {
       if (step.error) this.errorMessages.set(s, step.error.message.split('\n')[0].trim());
@@ -157,27 +279,47 @@ export class TraceColumns {
     }
   }
 
+  private join(): Joined {
+    this.joined ??= {
+      name: this.name.take(),
+      flags: this.flags.take(),
+      start: this.start.take(),
+      end: this.end.take(),
+      line: this.line.take(),
+      at: [this.at[0].take(), this.at[1].take(), this.at[2].take()],
+      parent: this.parent.take(),
+      inputTokens: this.inputTokens.take(),
+      outputTokens: this.outputTokens.take(),
+      inputDigest: this.inputDigest.take(),
+      outputDigest: this.outputDigest.take(),
+    };
+    return this.joined;
+  }
+
   /** The run's own fields (run id, pipeline, resource), as otlp-import.ts's traceRun decides them. */
   rootCandidate(): ForeignStep[] {
     // traceRun names the pipeline after the earliest step whose parent is not in the trace.
-    const ids = new Set(this.ids);
+    const { start, name } = this.join();
     let best = -1;
     for (let s = 0; s < this.count; s++) {
       const p = this.mappedParent(s);
-      if (p !== null && ids.has(p)) continue;
-      if (best === -1 || this.start.data[s] < this.start.data[best]) best = s;
+      if (p !== null && this.slotOf.has(p)) continue;
+      if (best === -1 || start[s] < start[best]) best = s;
     }
     if (best === -1) return [];
-    return [{ id: this.ids[best], parentId: null, name: this.names.names[this.name.data[best]], type: 'generic', start: this.start.data[best], end: null, status: 'ok', startMetadata: {}, endMetadata: {}, position: { line: 0, path: '' } }];
+    return [{ id: this.ids[best], parentId: null, name: this.names.names[name[best]], type: 'generic', start: start[best], end: null, status: 'ok', startMetadata: {}, endMetadata: {}, position: { line: 0, path: '' } }];
   }
 
+  /** The recorded parent id of a slot, through spanToStep (as traceRun maps it). */
   private mappedParent(s: number): string | null {
-    const p = this.parents[s];
+    const q = this.joined!.parent[s];
+    const p = q === NO_PARENT ? null : q === PARENT_AHEAD ? this.parentsAhead.get(s)! : this.ids[q];
     return p === null ? null : (this.spanToStep.get(p) ?? p);
   }
 
   private path(s: number): string {
-    return spanPath(this.requestLine.data[s], this.at[0].data[s], this.at[1].data[s], this.at[2].data[s]);
+    const { flags, line, at } = this.joined!;
+    return spanPath(flags[s] & IN_LINES ? line[s] : 0, at[0][s], at[1][s], at[2][s]);
   }
 
   /**
@@ -186,21 +328,18 @@ export class TraceColumns {
    */
   plan(run: ForeignRun, issues: ForeignIssue[]): ColumnarPlan {
     const n = this.count;
-    const { ids, names } = this;
-    const nameOf = (s: number) => names.names[this.name.data[s]];
-    const start = this.start.data;
-    const end = this.end.data;
-    const flags = this.flags.data;
+    const { ids, names, slotOf } = this;
+    const cols = this.join();
+    const nameOf = (s: number) => names.names[cols.name[s]];
+    const { start, end, flags } = cols;
 
     // Repeated ids: the first copy wins.
-    const slotOf = new Map<string, number>();
     const unique: number[] = [];
     for (let s = 0; s < n; s++) {
-      if (slotOf.has(ids[s])) {
-        issues.push({ line: this.line.data[s], level: 'warning', message: `${this.path(s)}: step id ${ids[s]} appears twice in run ${run.runId}; the later copy is skipped` });
+      if (slotOf.get(ids[s]) !== s) {
+        issues.push({ line: cols.line[s], level: 'warning', message: `${this.path(s)}: step id ${ids[s]} appears twice in run ${run.runId}; the later copy is skipped` });
         continue;
       }
-      slotOf.set(ids[s], s);
       unique.push(s);
     }
 
@@ -208,14 +347,16 @@ export class TraceColumns {
     const parentSlot = new Int32Array(n).fill(-1);
     const orphanGroups = new Map<string, number[]>();
     for (const s of unique) {
-      const p = this.mappedParent(s);
-      if (p === null) continue;
-      const ps = slotOf.get(p);
+      const q = cols.parent[s];
+      if (q === NO_PARENT) continue;
+      // Without spanToStep entries, a parent seen earlier is that slot; else the text decides (as traceRun maps it).
+      const p = q !== PARENT_AHEAD && this.spanToStep.size === 0 ? null : this.mappedParent(s);
+      const ps = p === null ? q : slotOf.get(p);
       if (ps !== undefined) parentSlot[s] = ps;
       else {
-        const list = orphanGroups.get(p);
+        const list = orphanGroups.get(p!);
         if (list) list.push(s);
-        else orphanGroups.set(p, [s]);
+        else orphanGroups.set(p!, [s]);
       }
     }
     const synthetic: ForeignStep[] = [];
@@ -241,10 +382,10 @@ export class TraceColumns {
         status: 'ok',
         startMetadata: { synthetic: true, missing_step_id: missing },
         endMetadata: {},
-        position: { line: this.line.data[c0], path: this.path(c0) },
+        position: { line: cols.line[c0], path: this.path(c0) },
       });
       issues.push({
-        line: this.line.data[c0],
+        line: cols.line[c0],
         level: 'warning',
         message: `run ${run.runId}: ${children.length} step(s) (first: "${nameOf(c0)}" at ${this.path(c0)}) name parent ${missing}, which is not in the file; kept under a synthetic root and the run is marked incomplete`,
       });
@@ -266,7 +407,7 @@ export class TraceColumns {
         const cycle = path.slice(path.indexOf(cur));
         const c = cycle[cycle.length - 1];
         issues.push({
-          line: this.line.data[c],
+          line: cols.line[c],
           level: 'warning',
           message: `run ${run.runId}: parents form a cycle of ${cycle.length} step(s) (${cycle
             .slice(0, 4)
@@ -305,55 +446,7 @@ export class TraceColumns {
     }
     const slotOfNode = (v: number) => unique[v - S];
 
-    // Depths (iterative; parents no longer form cycles).
-    const depth = new Int32Array(N).fill(-1);
-    const chain: number[] = [];
-    for (let v = 0; v < N; v++) {
-      chain.length = 0;
-      let cur = v;
-      while (cur !== -1 && depth[cur] === -1) {
-        chain.push(cur);
-        cur = parentNode[cur];
-      }
-      let d = cur === -1 ? 0 : depth[cur] + 1;
-      for (let i = chain.length - 1; i >= 0; i--) depth[chain[i]] = d++;
-    }
-
-    // Start order: stable by start, then depth; a child that starts before its parent waits for it (depth first).
-    const sorted = Array.from({ length: N }, (_, v) => v).sort((a, b) => nodeStart[a] - nodeStart[b] || depth[a] - depth[b] || a - b);
-    const emitted = new Uint8Array(N);
-    const waitHead = new Int32Array(N).fill(-1);
-    const waitTail = new Int32Array(N).fill(-1);
-    const waitNext = new Int32Array(N).fill(-1);
-    const order = new Int32Array(N);
-    let placed = 0;
-    const stack: number[] = [];
-    const children: number[] = [];
-    const emit = (first: number) => {
-      stack.push(first);
-      while (stack.length) {
-        const v = stack.pop()!;
-        if (emitted[v]) continue;
-        order[placed++] = v;
-        emitted[v] = 1;
-        children.length = 0;
-        for (let c = waitHead[v]; c !== -1; c = waitNext[c]) children.push(c);
-        waitHead[v] = -1;
-        for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
-      }
-    };
-    for (const v of sorted) {
-      const p = parentNode[v];
-      if (p === -1 || emitted[p]) emit(v);
-      else {
-        if (waitHead[p] === -1) waitHead[p] = v;
-        else waitNext[waitTail[p]] = v;
-        waitTail[p] = v;
-      }
-    }
-    // Only a parent cycle could leave steps waiting (they were cut above); as planRun, keep them in start order.
-    for (const v of sorted) if (!emitted[v]) emit(v);
-    sorted.length = 0;
+    const order = startOrder(parentNode, nodeStart);
     const atOfNode = new Int32Array(N);
     for (let at = 0; at < N; at++) atOfNode[order[at]] = at;
 
@@ -363,31 +456,9 @@ export class TraceColumns {
     for (let at = 0; at < N; at++) {
       const v = order[at];
       parentAt[at] = parentNode[v] === -1 ? -1 : atOfNode[parentNode[v]];
-      nameAt[at] = v < S ? names.intern(synthetic[v].name) : this.name.data[slotOfNode(v)];
+      nameAt[at] = v < S ? names.intern(synthetic[v].name) : cols.name[slotOfNode(v)];
     }
-    const occurrence = new Int32Array(N);
-    {
-      // Siblings in start order, one list per parent (roots share one).
-      const head = new Int32Array(N + 1).fill(-1);
-      const tail = new Int32Array(N + 1).fill(-1);
-      const next = new Int32Array(N).fill(-1);
-      for (let at = 0; at < N; at++) {
-        const p = parentAt[at] + 1;
-        if (head[p] === -1) head[p] = at;
-        else next[tail[p]] = at;
-        tail[p] = at;
-      }
-      const seen = new Map<number, number>();
-      for (let p = 0; p <= N; p++) {
-        if (head[p] === -1) continue;
-        seen.clear();
-        for (let c = head[p]; c !== -1; c = next[c]) {
-          const k = seen.get(nameAt[c]) ?? 0;
-          occurrence[c] = k;
-          seen.set(nameAt[c], k + 1);
-        }
-      }
-    }
+    const occurrence = occurrences(parentAt, nameAt);
 
     // Replay keys: only their lengths here; the second pass builds the path-like ones. Recorded and shortened keys are kept whole.
     const wholeKeys = new Map<number, string>();
@@ -421,14 +492,16 @@ export class TraceColumns {
     const originals: number[] = [];
     const nested = (inner: number, outer: number) =>
       !(flags[inner] & NO_END) && !(flags[outer] & NO_END) && start[inner] >= start[outer] - NESTING_TOLERANCE_MS && end[inner] <= end[outer] + NESTING_TOLERANCE_MS;
-    const inD = this.inputDigest.data;
-    const outD = this.outputDigest.data;
-    const inT = this.inputTokens.data;
-    const outT = this.outputTokens.data;
+    const { inputDigest: inD, outputDigest: outD, inputTokens: inT, outputTokens: outT } = cols;
+    // The model-call columns are in call order: a slot's call number.
+    const call = new Int32Array(n);
+    for (let s = 0, c = 0; s < n; s++) if (flags[s] & LLM) call[s] = c++;
     const sameCall = (a: number, b: number) => {
-      if (flags[a] & flags[b] & TOKENS) return inT[a] === inT[b] && outT[a] === outT[b];
-      if (outD[a] !== 0 && outD[a] === outD[b]) return true;
-      return inD[a] !== 0 && inD[a] === inD[b] && !(flags[a] & HAS_OUTPUT) && !(flags[b] & HAS_OUTPUT);
+      const ca = call[a];
+      const cb = call[b];
+      if (flags[a] & flags[b] & TOKENS) return inT[ca] === inT[cb] && outT[ca] === outT[cb];
+      if (outD[ca] !== 0 && outD[ca] === outD[cb]) return true;
+      return inD[ca] !== 0 && inD[ca] === inD[cb] && !(flags[a] & HAS_OUTPUT) && !(flags[b] & HAS_OUTPUT);
     };
     for (let at = 0; at < N; at++) {
       const v = order[at];
@@ -463,7 +536,7 @@ export class TraceColumns {
         if (quotes) quotes.push(line);
         else upstream.set(at, [line]);
         issues.push({
-          line: this.line.data[s],
+          line: cols.line[s],
           level: 'warning',
           message: `run ${run.runId}: step "${nameOf(s)}" (${this.path(s)}) received error text that no recorded step produced, so a failing call left no trace: "${line}"`,
         });
@@ -498,7 +571,9 @@ export class TraceColumns {
     }
     const syntheticAt = synthetic.map((_, i) => atOfNode[i]);
     this.ids = [];
-    this.parents = [];
+    this.slotOf = new Map();
+    this.parentsAhead = new Map();
+    this.joined = undefined;
     return new ColumnarPlan(run, names, {
       atOfSlot,
       parentKind,
