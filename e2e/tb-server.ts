@@ -42,7 +42,7 @@ export async function startTbServer(opts: { home?: string; demo?: boolean } = {}
   try {
     if (opts.demo !== false) tb(home, ['demo']);
   } catch (error) {
-    if (!opts.home) fs.rmSync(home, { recursive: true, force: true });
+    if (!opts.home) fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     throw error;
   }
   const child: ChildProcess = spawn('npx', [...TB, 'serve', '--port', '0', '--no-otlp', '--json-ready'], {
@@ -93,12 +93,13 @@ export async function startTbServer(opts: { home?: string; demo?: boolean } = {}
   } catch (error) {
     // Never leave a server (or a data folder) behind when startup fails.
     await killGroup();
-    if (!opts.home) fs.rmSync(home, { recursive: true, force: true });
+    if (!opts.home) fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     throw error;
   }
   const stop = async () => {
     await killGroup();
-    if (!opts.home) fs.rmSync(home, { recursive: true, force: true });
+    // The engine's own process may still be closing its database files as the folder goes: retry (ENOTEMPTY).
+    if (!opts.home) fs.rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   };
   return { ...ready, origin: new URL(ready.url).origin, home, inbox: path.join(home, 'inbox'), stop };
 }
