@@ -32,14 +32,16 @@ function randomTrace(seed: number): { steps: ForeignStep[]; spanIds: string[] } 
   const pick = <T>(list: T[]) => list[Math.floor(r() * list.length)];
   const n = 5 + Math.floor(r() * 120);
   const deep = r() < 0.2;
-  const ids = Array.from({ length: n }, (_, i) => `s${i}`);
+  // Span ids as OTLP writes them (16 hex digits), in a few traces as other text.
+  const textIds = r() < 0.15;
+  const ids = Array.from({ length: n }, (_, i) => (textIds ? `s${i}` : (i + 1).toString(16).padStart(16, '0')));
   const steps: ForeignStep[] = [];
   const ownIds = r() < 0.2;
   for (let i = 0; i < n; i++) {
     const roll = r();
     let parentId: string | null = null;
     if (deep && i > 0) parentId = ids[i - 1];
-    else if (roll < 0.05) parentId = `gone${Math.floor(r() * 3)}`;
+    else if (roll < 0.05) parentId = pick(['gone', 'ffff00000000000']) + Math.floor(r() * 3);
     else if (roll < 0.85 && i > 0) parentId = pick(ids);
     const llm = r() < 0.4;
     const start = 1000 + Math.floor(r() * 50);

@@ -57,6 +57,8 @@ const NO_END = 8;
 const LLM = 16;
 /** Found in a JSON Lines file: its path starts with the request's line. */
 const IN_LINES = 32;
+/** A later copy of a step id (skipped). */
+const REPEATED = 64;
 
 /** Values per chunk of a column: no copy as a column grows, and at most one chunk unused. */
 const CHUNK = 65536;
@@ -71,6 +73,9 @@ class Column<T extends Float64Array | Int32Array | Uint8Array> {
     if (at === 0) this.chunks.push(this.make(CHUNK));
     this.chunks[this.chunks.length - 1][at] = v;
     this.length += 1;
+  }
+  get(i: number): number {
+    return this.chunks[Math.floor(i / CHUNK)][i % CHUNK];
   }
   /** Every value, in one array; the chunks are let go one by one as they are copied. */
   take(): T {
@@ -189,6 +194,94 @@ function occurrences(parentAt: Int32Array, nameAt: Int32Array): Int32Array {
   return occurrence;
 }
 
+/** A span id as OTLP/JSON writes it (otlp-values.ts's decodeId): 16 lowercase hex digits, not all zero. */
+const PACKABLE_ID = /^[0-9a-f]{16}$/;
+const ZERO_ID = '0000000000000000';
+
+function packable(id: string): boolean {
+  return id.length === 16 && id !== ZERO_ID && PACKABLE_ID.test(id);
+}
+
+function unpack(hi: number, lo: number): string {
+  return (hi >>> 0).toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * The ids of a trace's steps by slot, and the slot of each id's first copy: span ids as two 32-bit halves in
+ * columns and an open-addressing table of slots (~20 bytes a span, none of it in V8's heap, where a string and
+ * a Map entry cost ~75 bytes and raise the heap's growth limit), other ids (a Traceback export's own) as text.
+ */
+class IdSlots {
+  private readonly hi = i32();
+  private readonly lo = i32();
+  private readonly text = new Map<number, string>();
+  private readonly textSlots = new Map<string, number>();
+  /** Slot + 1 of each packed id's first copy, 0 for a free place. */
+  private table = new Int32Array(1 << 12);
+  private packed = 0;
+  count = 0;
+
+  /** Adds the next slot's id; false when an earlier slot has the same id. */
+  add(id: string): boolean {
+    const s = this.count++;
+    if (!packable(id)) {
+      this.hi.push(0);
+      this.lo.push(0);
+      this.text.set(s, id);
+      if (this.textSlots.has(id)) return false;
+      this.textSlots.set(id, s);
+      return true;
+    }
+    const hi = parseInt(id.slice(0, 8), 16) | 0;
+    const lo = parseInt(id.slice(8), 16) | 0;
+    this.hi.push(hi);
+    this.lo.push(lo);
+    if (this.findPacked(hi, lo) !== -1) return false;
+    if ((this.packed + 1) * 2 > this.table.length) this.grow();
+    this.place(s, hi, lo);
+    this.packed += 1;
+    return true;
+  }
+
+  /** The slot of an id's first copy, or -1. */
+  slotOf(id: string): number {
+    if (!packable(id)) return this.textSlots.get(id) ?? -1;
+    return this.findPacked(parseInt(id.slice(0, 8), 16) | 0, parseInt(id.slice(8), 16) | 0);
+  }
+
+  idOf(s: number): string {
+    return this.text.get(s) ?? unpack(this.hi.get(s), this.lo.get(s));
+  }
+
+  private static hash(hi: number, lo: number): number {
+    let h = Math.imul(hi ^ Math.imul(lo, 0x85ebca6b), 0xc2b2ae35);
+    h ^= h >>> 15;
+    return Math.imul(h, 0x27d4eb2f) ^ (h >>> 13);
+  }
+
+  private findPacked(hi: number, lo: number): number {
+    const mask = this.table.length - 1;
+    for (let i = IdSlots.hash(hi, lo) & mask; this.table[i] !== 0; i = (i + 1) & mask) {
+      const s = this.table[i] - 1;
+      if (this.hi.get(s) === hi && this.lo.get(s) === lo && !this.text.has(s)) return s;
+    }
+    return -1;
+  }
+
+  private place(s: number, hi: number, lo: number): void {
+    const mask = this.table.length - 1;
+    let i = IdSlots.hash(hi, lo) & mask;
+    while (this.table[i] !== 0) i = (i + 1) & mask;
+    this.table[i] = s + 1;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    this.table = new Int32Array(old.length * 2);
+    for (const entry of old) if (entry !== 0) this.place(entry - 1, this.hi.get(entry - 1), this.lo.get(entry - 1));
+  }
+}
+
 /** Columns of a trace, joined at planning. */
 interface Joined {
   name: Int32Array;
@@ -197,29 +290,23 @@ interface Joined {
   end: Float64Array;
   line: Int32Array;
   at: [Int32Array, Int32Array, Int32Array];
-  parent: Int32Array;
+  parentHi: Int32Array;
+  parentLo: Int32Array;
   inputTokens: Float64Array;
   outputTokens: Float64Array;
   inputDigest: Float64Array;
   outputDigest: Float64Array;
 }
 
-/** `parent` of a span with none, and of one whose parent was not seen before it (its text is kept aside). */
-const NO_PARENT = -1;
-const PARENT_AHEAD = -2;
 
 /** The spans of one trace as the first pass keeps them, in file order (a span's slot). */
 export class TraceColumns {
   count = 0;
-  /** Step ids, as text until planning; the slot of each id's first copy. */
-  private ids: string[] = [];
-  private slotOf = new Map<string, number>();
-  /**
-   * Parents: the slot of the first step with the recorded parent id when it came earlier in the file
-   * (its id is the text), else NO_PARENT, or PARENT_AHEAD with the text in `parentsAhead`.
-   */
-  private readonly parent = i32();
-  private parentsAhead = new Map<number, string>();
+  private ids = new IdSlots();
+  /** Recorded parents: span ids packed as ids are (0, 0 for none), other text aside. */
+  private readonly parentHi = i32();
+  private readonly parentLo = i32();
+  private parentText = new Map<number, string>();
   /** Span id → step id where they differ (a Traceback export names steps by their own ids). */
   readonly spanToStep = new Map<string, string>();
   private readonly name = i32();
@@ -249,19 +336,23 @@ export class TraceColumns {
   add(step: ForeignStep, spanId: string, at: [number, number, number], inLines: boolean): void {
     const s = this.count++;
     if (spanId !== step.id) this.spanToStep.set(spanId, step.id);
-    this.ids.push(step.id);
-    if (!this.slotOf.has(step.id)) this.slotOf.set(step.id, s);
+    const first = this.ids.add(step.id);
     const p = step.parentId;
-    const seen = p === null ? undefined : this.slotOf.get(p);
-    this.parent.push(p === null ? NO_PARENT : seen !== undefined ? seen : PARENT_AHEAD);
-    if (p !== null && seen === undefined) this.parentsAhead.set(s, p);
+    if (p !== null && packable(p)) {
+      this.parentHi.push(parseInt(p.slice(0, 8), 16) | 0);
+      this.parentLo.push(parseInt(p.slice(8), 16) | 0);
+    } else {
+      this.parentHi.push(0);
+      this.parentLo.push(0);
+      if (p !== null) this.parentText.set(s, p);
+    }
     this.name.push(this.names.intern(step.name));
     const llm = step.type === 'llm';
     this.start.push(step.start);
     this.end.push(step.end ?? 0);
     const usage = step.usage;
     const tokens = llm && usage?.input_tokens !== undefined && usage.output_tokens !== undefined;
-    this.flags.push((step.status === 'error' ? ERROR : 0) | (step.output ? HAS_OUTPUT : 0) | (tokens ? TOKENS : 0) | (step.end === null ? NO_END : 0) | (llm ? LLM : 0) | (inLines ? IN_LINES : 0));
+    this.flags.push((step.status === 'error' ? ERROR : 0) | (step.output ? HAS_OUTPUT : 0) | (tokens ? TOKENS : 0) | (step.end === null ? NO_END : 0) | (llm ? LLM : 0) | (inLines ? IN_LINES : 0) | (first ? 0 : REPEATED));
     if (llm) {
       this.inputTokens.push(tokens ? usage.input_tokens! : 0);
       this.outputTokens.push(tokens ? usage.output_tokens! : 0);
@@ -287,7 +378,8 @@ export class TraceColumns {
       end: this.end.take(),
       line: this.line.take(),
       at: [this.at[0].take(), this.at[1].take(), this.at[2].take()],
-      parent: this.parent.take(),
+      parentHi: this.parentHi.take(),
+      parentLo: this.parentLo.take(),
       inputTokens: this.inputTokens.take(),
       outputTokens: this.outputTokens.take(),
       inputDigest: this.inputDigest.take(),
@@ -303,17 +395,17 @@ export class TraceColumns {
     let best = -1;
     for (let s = 0; s < this.count; s++) {
       const p = this.mappedParent(s);
-      if (p !== null && this.slotOf.has(p)) continue;
+      if (p !== null && this.ids.slotOf(p) !== -1) continue;
       if (best === -1 || start[s] < start[best]) best = s;
     }
     if (best === -1) return [];
-    return [{ id: this.ids[best], parentId: null, name: this.names.names[name[best]], type: 'generic', start: start[best], end: null, status: 'ok', startMetadata: {}, endMetadata: {}, position: { line: 0, path: '' } }];
+    return [{ id: this.ids.idOf(best), parentId: null, name: this.names.names[name[best]], type: 'generic', start: start[best], end: null, status: 'ok', startMetadata: {}, endMetadata: {}, position: { line: 0, path: '' } }];
   }
 
   /** The recorded parent id of a slot, through spanToStep (as traceRun maps it). */
   private mappedParent(s: number): string | null {
-    const q = this.joined!.parent[s];
-    const p = q === NO_PARENT ? null : q === PARENT_AHEAD ? this.parentsAhead.get(s)! : this.ids[q];
+    const { parentHi, parentLo } = this.joined!;
+    const p = parentHi[s] === 0 && parentLo[s] === 0 ? (this.parentText.get(s) ?? null) : unpack(parentHi[s], parentLo[s]);
     return p === null ? null : (this.spanToStep.get(p) ?? p);
   }
 
@@ -328,7 +420,7 @@ export class TraceColumns {
    */
   plan(run: ForeignRun, issues: ForeignIssue[]): ColumnarPlan {
     const n = this.count;
-    const { ids, names, slotOf } = this;
+    const { ids, names } = this;
     const cols = this.join();
     const nameOf = (s: number) => names.names[cols.name[s]];
     const { start, end, flags } = cols;
@@ -336,8 +428,8 @@ export class TraceColumns {
     // Repeated ids: the first copy wins.
     const unique: number[] = [];
     for (let s = 0; s < n; s++) {
-      if (slotOf.get(ids[s]) !== s) {
-        issues.push({ line: cols.line[s], level: 'warning', message: `${this.path(s)}: step id ${ids[s]} appears twice in run ${run.runId}; the later copy is skipped` });
+      if (flags[s] & REPEATED) {
+        issues.push({ line: cols.line[s], level: 'warning', message: `${this.path(s)}: step id ${ids.idOf(s)} appears twice in run ${run.runId}; the later copy is skipped` });
         continue;
       }
       unique.push(s);
@@ -347,11 +439,10 @@ export class TraceColumns {
     const parentSlot = new Int32Array(n).fill(-1);
     const orphanGroups = new Map<string, number[]>();
     for (const s of unique) {
-      const q = cols.parent[s];
-      if (q === NO_PARENT) continue;
-      // Without spanToStep entries, a parent seen earlier is that slot; else the text decides (as traceRun maps it).
-      const p = q !== PARENT_AHEAD && this.spanToStep.size === 0 ? null : this.mappedParent(s);
-      const ps = p === null ? q : slotOf.get(p);
+      const p = this.mappedParent(s);
+      if (p === null) continue;
+      const found = ids.slotOf(p);
+      const ps = found === -1 ? undefined : found;
       if (ps !== undefined) parentSlot[s] = ps;
       else {
         const list = orphanGroups.get(p!);
@@ -411,8 +502,8 @@ export class TraceColumns {
           level: 'warning',
           message: `run ${run.runId}: parents form a cycle of ${cycle.length} step(s) (${cycle
             .slice(0, 4)
-            .map((x) => ids[x])
-            .join(' → ')}${cycle.length > 4 ? ' → …' : ''}); step ${ids[c]} at ${this.path(c)} was made a root`,
+            .map((x) => ids.idOf(x))
+            .join(' → ')}${cycle.length > 4 ? ' → …' : ''}); step ${ids.idOf(c)} at ${this.path(c)} was made a root`,
         });
         cut[c] = 1;
         parentSlot[c] = -1;
@@ -475,7 +566,7 @@ export class TraceColumns {
       let length = recorded !== undefined ? recorded.length : p !== -1 && keyLength[p] > 0 ? keyLength[p] + 1 + ownLength : ownLength;
       if (recorded !== undefined) wholeKeys.set(at, recorded);
       if (length > MAX_KEY_CHARS) {
-        const id = v < S ? synthetic[v].id : ids[slotOfNode(v)];
+        const id = v < S ? synthetic[v].id : ids.idOf(slotOfNode(v));
         const key = `${keySegment(id)}/${keySegment(names.names[nameAt[at]])}#${occurrence[at]}`;
         wholeKeys.set(at, key);
         length = key.length;
@@ -513,7 +604,7 @@ export class TraceColumns {
         const o = originals[i];
         if ((nested(s, o) || nested(o, s)) && sameCall(o, s)) original = o;
       }
-      if (original !== -1) duplicates.set(at, ids[original]);
+      if (original !== -1) duplicates.set(at, ids.idOf(original));
       else originals.push(s);
     }
 
@@ -570,9 +661,8 @@ export class TraceColumns {
       parentKind[s] = cut[s] ? CUT : adopted[s] ? ADOPTED : AS_RECORDED;
     }
     const syntheticAt = synthetic.map((_, i) => atOfNode[i]);
-    this.ids = [];
-    this.slotOf = new Map();
-    this.parentsAhead = new Map();
+    this.ids = new IdSlots();
+    this.parentText = new Map();
     this.joined = undefined;
     return new ColumnarPlan(run, names, {
       atOfSlot,
