@@ -282,6 +282,13 @@ class IdSlots {
   }
 }
 
+/** The plan's nodes in start order: synthetic roots are nodes below S, then `unique` (slots) in file order. */
+interface StartOrder {
+  order: Int32Array;
+  S: number;
+  unique: number[];
+}
+
 /** Columns of a trace, joined at planning. */
 interface Joined {
   name: Int32Array;
@@ -414,42 +421,11 @@ export class TraceColumns {
     return spanPath(flags[s] & IN_LINES ? line[s] : 0, at[0][s], at[1][s], at[2][s]);
   }
 
-  /**
-   * The plan of this trace's run (run-records.ts's planRun on these columns), with its problems in `issues`.
-   * The ids and parents are let go: the second pass reads them from the spans again.
-   */
-  plan(run: ForeignRun, issues: ForeignIssue[]): ColumnarPlan {
-    const n = this.count;
-    const { ids, names } = this;
-    const cols = this.join();
-    const nameOf = (s: number) => names.names[cols.name[s]];
+  /** A synthetic root per missing parent, in the order the orphans come (planRun's syntheticRoot), each reported. */
+  private syntheticRoots(orphanGroups: Map<string, number[]>, run: ForeignRun, issues: ForeignIssue[]): ForeignStep[] {
+    const cols = this.joined!;
     const { start, end, flags } = cols;
-
-    // Repeated ids: the first copy wins.
-    const unique: number[] = [];
-    for (let s = 0; s < n; s++) {
-      if (flags[s] & REPEATED) {
-        issues.push({ line: cols.line[s], level: 'warning', message: `${this.path(s)}: step id ${ids.idOf(s)} appears twice in run ${run.runId}; the later copy is skipped` });
-        continue;
-      }
-      unique.push(s);
-    }
-
-    // Parents as slots; a parent not in the trace groups its children under a synthetic root (node numbers below `unique`'s).
-    const parentSlot = new Int32Array(n).fill(-1);
-    const orphanGroups = new Map<string, number[]>();
-    for (const s of unique) {
-      const p = this.mappedParent(s);
-      if (p === null) continue;
-      const found = ids.slotOf(p);
-      const ps = found === -1 ? undefined : found;
-      if (ps !== undefined) parentSlot[s] = ps;
-      else {
-        const list = orphanGroups.get(p!);
-        if (list) list.push(s);
-        else orphanGroups.set(p!, [s]);
-      }
-    }
+    const nameOf = (s: number) => this.names.names[cols.name[s]];
     const synthetic: ForeignStep[] = [];
     for (const [missing, children] of orphanGroups) {
       let first = Infinity;
@@ -481,10 +457,15 @@ export class TraceColumns {
         message: `run ${run.runId}: ${children.length} step(s) (first: "${nameOf(c0)}" at ${this.path(c0)}) name parent ${missing}, which is not in the file; kept under a synthetic root and the run is marked incomplete`,
       });
     }
+    return synthetic;
+  }
 
-    // Parent cycles: the step of each cycle listed last in the file becomes a root.
-    const cut = new Uint8Array(n);
-    const state = new Uint8Array(n);
+  /** Parent cycles: the step of each cycle listed last in the file becomes a root (planRun's breakCycles). */
+  private cutCycles(unique: number[], parentSlot: Int32Array, run: ForeignRun, issues: ForeignIssue[]): Uint8Array {
+    const cols = this.joined!;
+    const ids = this.ids;
+    const cut = new Uint8Array(this.count);
+    const state = new Uint8Array(this.count);
     for (const first of unique) {
       if (state[first]) continue;
       const path: number[] = [];
@@ -510,6 +491,155 @@ export class TraceColumns {
       }
       for (const s of path) state[s] = 2;
     }
+    return cut;
+  }
+
+  /**
+   * Replay keys: only their lengths here, the second pass builds the path-like ones; keys recorded by the
+   * source and keys shortened (too long) are kept whole.
+   */
+  private planKeys(starts: StartOrder, synthetic: ForeignStep[], parentAt: Int32Array, nameAt: Int32Array, occurrence: Int32Array, run: ForeignRun, issues: ForeignIssue[]): Map<number, string> {
+    const { order, S } = starts;
+    const { ids, names } = this;
+    const N = order.length;
+    const wholeKeys = new Map<number, string>();
+    const keyLength = new Int32Array(N);
+    const segmentLength = new Map<number, number>();
+    let shortenedKeys = 0;
+    for (let at = 0; at < N; at++) {
+      const v = order[at];
+      const recorded = v < S ? undefined : this.replayKeys.get(starts.unique[v - S]);
+      let seg = segmentLength.get(nameAt[at]);
+      if (seg === undefined) segmentLength.set(nameAt[at], (seg = keySegment(names.names[nameAt[at]]).length));
+      const ownLength = seg + 1 + String(occurrence[at]).length;
+      const p = parentAt[at];
+      let length = recorded !== undefined ? recorded.length : p !== -1 && keyLength[p] > 0 ? keyLength[p] + 1 + ownLength : ownLength;
+      if (recorded !== undefined) wholeKeys.set(at, recorded);
+      if (length > MAX_KEY_CHARS) {
+        const id = v < S ? synthetic[v].id : ids.idOf(starts.unique[v - S]);
+        const key = `${keySegment(id)}/${keySegment(names.names[nameAt[at]])}#${occurrence[at]}`;
+        wholeKeys.set(at, key);
+        length = key.length;
+        shortenedKeys += 1;
+      }
+      keyLength[at] = length;
+    }
+    if (shortenedKeys) {
+      issues.push({ line: 1, level: 'warning', message: `run ${run.runId}: ${shortenedKeys} step(s) nested too deep for a path-like replay key got a key from their own id` });
+    }
+    return wholeKeys;
+  }
+
+  /** Model calls that repeat an earlier one, by position in start order (duplicate-llm-calls.ts, on digests). */
+  private duplicateCalls(starts: StartOrder): Map<number, string> {
+    const { order, S } = starts;
+    const cols = this.joined!;
+    const { start, end, flags } = cols;
+    const n = this.count;
+    const N = order.length;
+    const ids = this.ids;
+    const duplicates = new Map<number, string>();
+    const originals: number[] = [];
+    const nested = (inner: number, outer: number) =>
+      !(flags[inner] & NO_END) && !(flags[outer] & NO_END) && start[inner] >= start[outer] - NESTING_TOLERANCE_MS && end[inner] <= end[outer] + NESTING_TOLERANCE_MS;
+    const { inputDigest: inD, outputDigest: outD, inputTokens: inT, outputTokens: outT } = cols;
+    // The model-call columns are in call order: a slot's call number.
+    const call = new Int32Array(n);
+    for (let s = 0, c = 0; s < n; s++) if (flags[s] & LLM) call[s] = c++;
+    const sameCall = (a: number, b: number) => {
+      const ca = call[a];
+      const cb = call[b];
+      if (flags[a] & flags[b] & TOKENS) return inT[ca] === inT[cb] && outT[ca] === outT[cb];
+      if (outD[ca] !== 0 && outD[ca] === outD[cb]) return true;
+      return inD[ca] !== 0 && inD[ca] === inD[cb] && !(flags[a] & HAS_OUTPUT) && !(flags[b] & HAS_OUTPUT);
+    };
+    for (let at = 0; at < N; at++) {
+      const v = order[at];
+      if (v < S) continue;
+      const s = starts.unique[v - S];
+      if (!(flags[s] & LLM)) continue;
+      let original = -1;
+      for (let i = originals.length - 1; i >= Math.max(0, originals.length - RECENT_CALLS) && original === -1; i--) {
+        const o = originals[i];
+        if ((nested(s, o) || nested(o, s)) && sameCall(o, s)) original = o;
+      }
+      if (original !== -1) duplicates.set(at, ids.idOf(original));
+      else originals.push(s);
+    }
+    return duplicates;
+  }
+
+  /** Error text no failed step explains, by position in start order, each reported (upstream-errors.ts). */
+  private upstreamErrors(starts: StartOrder, run: ForeignRun, issues: ForeignIssue[]): Map<number, string[]> {
+    const { order, S, unique } = starts;
+    const cols = this.joined!;
+    const nameOf = (s: number) => this.names.names[cols.name[s]];
+    const N = order.length;
+    const upstream = new Map<number, string[]>();
+    const recorded = [...this.errorMessages.entries()].filter(([s, m]) => !(cols.flags[s] & REPEATED) && m.length >= 8).map(([, m]) => m);
+    const explained = (line: string) => recorded.some((m) => line.includes(m.slice(0, 60)) || m.includes(line));
+    const seenLines = new Set<string>();
+    for (let at = 0; at < N; at++) {
+      const v = order[at];
+      if (v < S) continue;
+      const s = unique[v - S];
+      const lines = this.errorLines.get(s);
+      if (!lines) continue;
+      for (const line of lines) {
+        if (seenLines.has(line)) continue;
+        seenLines.add(line);
+        if (explained(line)) continue;
+        const quotes = upstream.get(at);
+        if (quotes) quotes.push(line);
+        else upstream.set(at, [line]);
+        issues.push({
+          line: cols.line[s],
+          level: 'warning',
+          message: `run ${run.runId}: step "${nameOf(s)}" (${this.path(s)}) received error text that no recorded step produced, so a failing call left no trace: "${line}"`,
+        });
+      }
+    }
+    return upstream;
+  }
+
+  /**
+   * The plan of this trace's run (run-records.ts's planRun on these columns), with its problems in `issues`.
+   * The ids and parents are let go: the second pass reads them from the spans again.
+   */
+  plan(run: ForeignRun, issues: ForeignIssue[]): ColumnarPlan {
+    const n = this.count;
+    const { ids, names } = this;
+    const cols = this.join();
+    const { start, end, flags } = cols;
+
+    // Repeated ids: the first copy wins.
+    const unique: number[] = [];
+    for (let s = 0; s < n; s++) {
+      if (flags[s] & REPEATED) {
+        issues.push({ line: cols.line[s], level: 'warning', message: `${this.path(s)}: step id ${ids.idOf(s)} appears twice in run ${run.runId}; the later copy is skipped` });
+        continue;
+      }
+      unique.push(s);
+    }
+
+    // Parents as slots; a parent not in the trace groups its children under a synthetic root (node numbers below `unique`'s).
+    const parentSlot = new Int32Array(n).fill(-1);
+    const orphanGroups = new Map<string, number[]>();
+    for (const s of unique) {
+      const p = this.mappedParent(s);
+      if (p === null) continue;
+      const found = ids.slotOf(p);
+      const ps = found === -1 ? undefined : found;
+      if (ps !== undefined) parentSlot[s] = ps;
+      else {
+        const list = orphanGroups.get(p!);
+        if (list) list.push(s);
+        else orphanGroups.set(p!, [s]);
+      }
+    }
+    const synthetic = this.syntheticRoots(orphanGroups, run, issues);
+
+    const cut = this.cutCycles(unique, parentSlot, run, issues);
 
     // Nodes: synthetic roots first, then the unique steps in file order (the order planRun sorts stably from).
     const S = synthetic.length;
@@ -551,88 +681,11 @@ export class TraceColumns {
     }
     const occurrence = occurrences(parentAt, nameAt);
 
-    // Replay keys: only their lengths here; the second pass builds the path-like ones. Recorded and shortened keys are kept whole.
-    const wholeKeys = new Map<number, string>();
-    const keyLength = new Int32Array(N);
-    const segmentLength = new Map<number, number>();
-    let shortenedKeys = 0;
-    for (let at = 0; at < N; at++) {
-      const v = order[at];
-      const recorded = v < S ? undefined : this.replayKeys.get(slotOfNode(v));
-      let seg = segmentLength.get(nameAt[at]);
-      if (seg === undefined) segmentLength.set(nameAt[at], (seg = keySegment(names.names[nameAt[at]]).length));
-      const ownLength = seg + 1 + String(occurrence[at]).length;
-      const p = parentAt[at];
-      let length = recorded !== undefined ? recorded.length : p !== -1 && keyLength[p] > 0 ? keyLength[p] + 1 + ownLength : ownLength;
-      if (recorded !== undefined) wholeKeys.set(at, recorded);
-      if (length > MAX_KEY_CHARS) {
-        const id = v < S ? synthetic[v].id : ids.idOf(slotOfNode(v));
-        const key = `${keySegment(id)}/${keySegment(names.names[nameAt[at]])}#${occurrence[at]}`;
-        wholeKeys.set(at, key);
-        length = key.length;
-        shortenedKeys += 1;
-      }
-      keyLength[at] = length;
-    }
-    if (shortenedKeys) {
-      issues.push({ line: 1, level: 'warning', message: `run ${run.runId}: ${shortenedKeys} step(s) nested too deep for a path-like replay key got a key from their own id` });
-    }
+    const starts: StartOrder = { order, S, unique };
+    const wholeKeys = this.planKeys(starts, synthetic, parentAt, nameAt, occurrence, run, issues);
 
-    // Duplicate model calls (duplicate-llm-calls.ts on digests).
-    const duplicates = new Map<number, string>();
-    const originals: number[] = [];
-    const nested = (inner: number, outer: number) =>
-      !(flags[inner] & NO_END) && !(flags[outer] & NO_END) && start[inner] >= start[outer] - NESTING_TOLERANCE_MS && end[inner] <= end[outer] + NESTING_TOLERANCE_MS;
-    const { inputDigest: inD, outputDigest: outD, inputTokens: inT, outputTokens: outT } = cols;
-    // The model-call columns are in call order: a slot's call number.
-    const call = new Int32Array(n);
-    for (let s = 0, c = 0; s < n; s++) if (flags[s] & LLM) call[s] = c++;
-    const sameCall = (a: number, b: number) => {
-      const ca = call[a];
-      const cb = call[b];
-      if (flags[a] & flags[b] & TOKENS) return inT[ca] === inT[cb] && outT[ca] === outT[cb];
-      if (outD[ca] !== 0 && outD[ca] === outD[cb]) return true;
-      return inD[ca] !== 0 && inD[ca] === inD[cb] && !(flags[a] & HAS_OUTPUT) && !(flags[b] & HAS_OUTPUT);
-    };
-    for (let at = 0; at < N; at++) {
-      const v = order[at];
-      if (v < S) continue;
-      const s = slotOfNode(v);
-      if (!(flags[s] & LLM)) continue;
-      let original = -1;
-      for (let i = originals.length - 1; i >= Math.max(0, originals.length - RECENT_CALLS) && original === -1; i--) {
-        const o = originals[i];
-        if ((nested(s, o) || nested(o, s)) && sameCall(o, s)) original = o;
-      }
-      if (original !== -1) duplicates.set(at, ids.idOf(original));
-      else originals.push(s);
-    }
-
-    // Error text no failed step explains (upstream-errors.ts).
-    const recorded = [...this.errorMessages.entries()].filter(([s, m]) => nodeOfSlot[s] !== -1 && m.length >= 8).map(([, m]) => m);
-    const explained = (line: string) => recorded.some((m) => line.includes(m.slice(0, 60)) || m.includes(line));
-    const seenLines = new Set<string>();
-    const upstream = new Map<number, string[]>();
-    for (let at = 0; at < N; at++) {
-      const v = order[at];
-      if (v < S) continue;
-      const s = slotOfNode(v);
-      const lines = this.errorLines.get(s);
-      if (!lines) continue;
-      for (const line of lines) {
-        if (seenLines.has(line)) continue;
-        seenLines.add(line);
-        if (explained(line)) continue;
-        const quotes = upstream.get(at);
-        if (quotes) quotes.push(line);
-        else upstream.set(at, [line]);
-        issues.push({
-          line: cols.line[s],
-          level: 'warning',
-          message: `run ${run.runId}: step "${nameOf(s)}" (${this.path(s)}) received error text that no recorded step produced, so a failing call left no trace: "${line}"`,
-        });
-      }
-    }
+    const duplicates = this.duplicateCalls(starts);
+    const upstream = this.upstreamErrors(starts, run, issues);
 
     // The root: the first parentless step in start order that is not synthetic, else the first synthetic one.
     let rootAt = -1;
