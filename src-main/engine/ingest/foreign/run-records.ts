@@ -259,19 +259,23 @@ export function stepRecords(run: ForeignRun, plan: RunPlan, step: ForeignStep, o
     ...(step.input !== undefined ? { input: step.input } : {}),
     metadata: startMetadata,
   });
-  if (step.end === null) return;
-  out.push({
+  if (step.end !== null) out.push(stepEndRecord(run.runId, step, step.end));
+}
+
+/** A foreign step's step-end record (the streaming OTLP import writes it too). */
+export function stepEndRecord(runId: string, step: ForeignStep, end: number): TraceRecord {
+  return {
     type: 'step-end',
-    run_id: run.runId,
+    run_id: runId,
     step_id: step.id,
-    ts: step.end,
+    ts: end,
     status: step.status,
     ...(step.output !== undefined ? { output: step.output } : {}),
     ...(step.error ? { error: step.error } : {}),
     ...(step.model ? { model: step.model } : {}),
     ...(step.usage && Object.keys(step.usage).length ? { usage: step.usage } : {}),
     ...(Object.keys(step.endMetadata).length ? { metadata: step.endMetadata } : {}),
-  });
+  };
 }
 
 /** The run-end record, or null when the run is incomplete; `rootOutput` is the root step's output. */

@@ -9,18 +9,10 @@ import type { Json, TraceRecord } from '../../../../src-shared/trace-format';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { planRun, runEndRecord, runStartRecord, stepRecords, type RunPlan } from '../foreign/run-records';
 import { NameTable, TraceColumns } from './columnar-run-plan';
+import { mulberry32 } from '../../../demo/seeded-random';
 
-/** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small deterministic generator, so a failing seed can be replayed. */
+const random = mulberry32;
 
 function path(k: number): string {
   return `resourceSpans[0].scopeSpans[0].spans[${k}]`;

@@ -18,6 +18,7 @@ import { TRACE_FORMAT_VERSION, type Json, type TraceError, type TraceRecord } fr
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { callText } from '../foreign/duplicate-llm-calls';
 import { stepErrorLines } from '../foreign/upstream-errors';
+import { stepEndRecord } from '../foreign/run-records';
 
 /** The same escaping as run-records.ts (the SDKs' key segments). */
 function keySegment(name: string): string {
@@ -871,18 +872,6 @@ export class ColumnarPlan {
       ...(step.input !== undefined ? { input: step.input } : {}),
       metadata: startMetadata,
     });
-    if (step.end === null) return;
-    out.push({
-      type: 'step-end',
-      run_id: this.run.runId,
-      step_id: step.id,
-      ts: step.end,
-      status: step.status,
-      ...(step.output !== undefined ? { output: step.output } : {}),
-      ...(step.error ? { error: step.error } : {}),
-      ...(step.model ? { model: step.model } : {}),
-      ...(step.usage && Object.keys(step.usage).length ? { usage: step.usage } : {}),
-      ...(Object.keys(step.endMetadata).length ? { metadata: step.endMetadata } : {}),
-    });
+    if (step.end !== null) out.push(stepEndRecord(this.run.runId, step, step.end));
   }
 }
