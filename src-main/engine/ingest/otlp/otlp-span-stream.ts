@@ -124,10 +124,7 @@ export class OtlpSpanStream {
               yield* elements(r, (i) => this.resourceSpans(i));
             } else r.skipValue();
           } else r.skipValue();
-          const c = r.peek();
-          r.pos += 1;
-          if (c === CLOSE_OBJECT) break;
-          if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
+          if (objectEnds(r)) break;
         }
       } else r.pos += 1;
       if (!sawArray) this.issues.push({ line: 1, level: 'error', message: 'no "resourceSpans" array: not an OTLP ExportTraceServiceRequest' });
@@ -178,10 +175,7 @@ export class OtlpSpanStream {
         if (r.peek() === OPEN_ARRAY) yield* elements(r, (j) => this.scopeSpans(i, j, resource));
         else r.skipValue();
       } else r.skipValue();
-      const c = r.peek();
-      r.pos += 1;
-      if (c === CLOSE_OBJECT) return;
-      if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
+      if (objectEnds(r)) return;
     }
   }
 
@@ -218,10 +212,7 @@ export class OtlpSpanStream {
             yield* elements(r, (k) => this.span(`${ssPath}.spans[${k}]`, [i, j, k], resource, scope));
           } else r.skipValue();
         } else r.skipValue();
-        const c = r.peek();
-        r.pos += 1;
-        if (c === CLOSE_OBJECT) break;
-        if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
+        if (objectEnds(r)) break;
       }
     }
     if (!spansArray) this.issues.push({ line: 1, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
@@ -286,4 +277,13 @@ export function isJsonLines(fd: number, start: number): boolean {
   };
   if (parses(r.nextLine()?.text ?? '')) return true;
   return parses(new JsonByteReader(fd, first).nextLine()?.text ?? '');
+}
+
+/** Steps past what follows an object member: true at the object's closing brace, past the comma otherwise. */
+function objectEnds(r: JsonByteReader): boolean {
+  const c = r.peek();
+  r.pos += 1;
+  if (c === CLOSE_OBJECT) return true;
+  if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
+  return false;
 }
