@@ -47,6 +47,32 @@ export interface ImportFileOptions {
 }
 
 export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {}): FileImportResult {
+  const opened = openForImport(db, filePath);
+  if ('result' in opened) return opened.result;
+  try {
+    return importOpened(db, opened, opts);
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/** A file ready to be read from its stored state: open (its caller closes `fd`), a regular file, its format known. */
+export interface OpenedFile {
+  fd: number;
+  file: string;
+  size: number;
+  /** Where a native file's reading goes on from. */
+  start: FileState;
+  format: string;
+  /** Problems found while opening (e.g. the file shrank). */
+  newErrors: ImportError[];
+}
+
+/**
+ * Opens a file for import and settles what needs no reading: missing, special, refused and unchanged, or of an
+ * unknown format (`result`, the file already closed); otherwise the open file and how to read it.
+ */
+export function openForImport(db: Db, filePath: string): { result: FileImportResult } | OpenedFile {
   const file = path.resolve(filePath);
   let fd: number;
   try {
@@ -55,14 +81,15 @@ export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const problem: ImportError = { file, line: 0, level: 'error', message: e.code === 'ENOENT' ? 'file not found (or a link to nothing)' : `cannot read file: ${e.message}` };
-    return { file, runs: [], changedRuns: [], newErrors: [problem], linesRead: 0 };
+    return { result: { file, runs: [], changedRuns: [], newErrors: [problem], linesRead: 0 } };
   }
+  let keepOpen = false;
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) {
       // FIFOs, devices and sockets are never read: one could block the importer or never end.
       const problem: ImportError = { file, line: 0, level: 'warning', message: `skipped: ${specialKind(st)}, not a regular file` };
-      return { file, runs: [], changedRuns: [], newErrors: [problem], linesRead: 0 };
+      return { result: { file, runs: [], changedRuns: [], newErrors: [problem], linesRead: 0 } };
     }
     const size = st.size;
     let state = readFileState(db, file);
@@ -73,20 +100,26 @@ export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {
       state = { offset: 0, line: 0, format: state.format, refused: null };
     }
     // A refused file is looked at again only when it changes.
-    if (state?.refused && state.size === size) return finish(db, file, [], newErrors, 0);
+    if (state?.refused && state.size === size) return { result: finish(db, file, [], newErrors, 0) };
     if (state?.refused) state = undefined;
     const format: DetectedFormat = state && state.offset > 0 ? { kind: state.format } : detectFileFormat(fd, file);
     if ('message' in format) {
       newErrors.push({ file, line: 1, level: 'error', message: format.message });
       saveFileState(db, file, { offset: 0, line: 0, format: 'unknown', refused: format.message }, size);
       recordErrors(db, newErrors);
-      return finish(db, file, [], newErrors, 0);
+      return { result: finish(db, file, [], newErrors, 0) };
     }
-    if (format.kind !== 'native') return importForeign(db, fd, file, size, format.kind, newErrors);
-    return importNative(db, fd, file, size, state ?? { offset: 0, line: 0, format: 'native', refused: null }, opts, newErrors);
+    keepOpen = true;
+    return { fd, file, size, start: state ?? { offset: 0, line: 0, format: 'native', refused: null }, format: format.kind, newErrors };
   } finally {
-    fs.closeSync(fd);
+    if (!keepOpen) fs.closeSync(fd);
   }
+}
+
+/** Reads an opened file on this thread: native files tailed in blocks, foreign ones through import-foreign.ts. */
+export function importOpened(db: Db, f: OpenedFile, opts: ImportFileOptions = {}): FileImportResult {
+  if (f.format !== 'native') return importForeign(db, f.fd, f.file, f.size, f.format, f.newErrors);
+  return importNative(db, f.fd, f.file, f.size, f.start, opts, f.newErrors);
 }
 
 function importNative(db: Db, fd: number, file: string, size: number, start: FileState, opts: ImportFileOptions, newErrors: ImportError[]): FileImportResult {

@@ -16,7 +16,7 @@ import { parseForeign } from './foreign-formats';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
-import { importOtlpStreaming, type StreamImportOptions } from './otlp/otlp-stream-import';
+import { importOtlpStreaming, importOtlpStreamingAsync, type StreamImportOptions } from './otlp/otlp-stream-import';
 import { UnusualOtlpShape } from './otlp/otlp-span-stream';
 
 export function importForeign(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): FileImportResult {
@@ -24,11 +24,25 @@ export function importForeign(db: Db, fd: number, file: string, size: number, fo
     try {
       return importOtlpStreaming(db, fd, file, size, format, newErrors, opts);
     } catch (err) {
-      // A document shape the streaming reader does not follow (found before anything is stored): read it whole.
-      if (!(err instanceof UnusualOtlpShape)) throw err;
+      if (!isUnusualShape(err)) throw err;
     }
   }
   return importWhole(db, fd, file, size, format, newErrors);
+}
+
+/** The same for an OTLP/JSON file, with a turn to the event loop between blocks (the engine's import of big files). */
+export async function importOtlpAsync(db: Db, fd: number, file: string, size: number, newErrors: ImportError[], opts: StreamImportOptions = {}): Promise<FileImportResult> {
+  try {
+    return await importOtlpStreamingAsync(db, fd, file, size, 'otlp', newErrors, opts);
+  } catch (err) {
+    if (!isUnusualShape(err)) throw err;
+  }
+  return importWhole(db, fd, file, size, 'otlp', newErrors);
+}
+
+/** A document shape the streaming reader does not follow, found before anything is stored: the file is read whole. */
+function isUnusualShape(err: unknown): boolean {
+  return err instanceof UnusualOtlpShape;
 }
 
 /** The whole file parsed at once and stored in one transaction: the other foreign formats, and the reference for the streaming import's tests. */
