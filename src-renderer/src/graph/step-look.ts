@@ -25,12 +25,13 @@ export function indexBlame(blame: BlameResult | undefined): BlameIndex {
   };
 }
 
+/** The health of every step a notable-only blame listed by id: one shared value, 100,000 steps make no objects. */
+const PASSED: StepHealth = Object.freeze({ step_id: '', name: '', type: 'generic', index: -1, score: 1, checks: [] });
+
 /**
  * Each scored step's health. Steps a notable-only blame listed by id (every check passed) get score 1 and
  * no itemised checks; the step panel says their checks passed without listing them.
  */
-const PASSED: StepHealth = Object.freeze({ step_id: '', name: '', type: 'generic', index: -1, score: 1, checks: [] });
-
 function healthById(blame: BlameResult | undefined): Map<string, StepHealth> {
   const health = new Map<string, StepHealth>();
   for (const id of blame?.step_scores_passed ?? []) health.set(id, PASSED);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Step } from '../../../src-shared/model';
 import { step } from '../../../test/support/graph-steps';
-import { buildStepTree, defaultExpanded, loopFoldId, navigateGraph, visibleGraph, visibleRows } from './step-tree';
+import { buildStepTree, defaultExpanded, holdsFailure, loopFoldId, navigateGraph, visibleGraph, visibleRows } from './step-tree';
 
 
 /** root → `loops` iterations → `per` leaves each. */
@@ -138,5 +138,18 @@ describe('loops in the graph of a big run', () => {
     for (let i = 0; i < 3; i++) steps.push({ ...step(`tail${i}`, 'root', steps.length), name: `tail${i}` });
     const tree = buildStepTree(steps);
     expect(shape(visibleGraph(tree, () => true, {}, 2, new Set(), 4))).toEqual(['root', 'it0', 'iteration×9/1', '+4']);
+  });
+});
+
+describe('steps holding a failure', () => {
+  it('are the ok ancestors of a failed step; a failed ancestor is marked failed, not as holding one', () => {
+    const tree = buildStepTree([
+      step('root', null, 0),
+      { ...step('round', 'root', 1), status: 'error' },
+      step('retry', 'round', 2),
+      { ...step('call', 'retry', 3), status: 'error' },
+      step('other', 'root', 4),
+    ]);
+    expect([...holdsFailure(tree)].sort()).toEqual(['retry', 'root']);
   });
 });

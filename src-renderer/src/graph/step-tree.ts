@@ -304,12 +304,16 @@ export function navigateGraph(items: GraphItem[], current: string | null, key: N
   return next ? next.id : here.id;
 }
 
-/** Steps with a failed step somewhere below them: an "ok" step that holds a retried or caught error is not drawn healthy. */
+/**
+ * Steps that did not fail themselves but have a failed step somewhere below them: an "ok" step that holds a
+ * retried or caught error is not drawn healthy. (A failed step is marked as failed, not as holding one.)
+ */
 export function holdsFailure(tree: StepTree): Set<string> {
   const out = new Set<string>();
   for (const s of tree.steps) {
     if (s.status !== 'error') continue;
     for (let p = tree.parentOf(s.step_id); p !== null && !out.has(p); p = tree.parentOf(p)) out.add(p);
   }
+  for (const id of out) if (tree.byId.get(id)?.status === 'error') out.delete(id);
   return out;
 }

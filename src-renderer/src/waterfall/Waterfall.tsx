@@ -171,7 +171,7 @@ const WaterfallRow = memo(function WaterfallRow({
       aria-expanded={hasChildren ? expanded : undefined}
       aria-level={depth + 1}
       data-step-id={id}
-      className={`wf-row look-${look}${holdsError && step.status !== 'error' ? ' holds-error' : ''}${selected ? ' is-selected' : ''}`}
+      className={`wf-row look-${look}${holdsError ? ' holds-error' : ''}${selected ? ' is-selected' : ''}`}
       style={{ height: STEP_ROW_HEIGHT, transform: `translateY(${top}px)` }}
       onClick={() => act(selectStep, id)}
     >
@@ -192,7 +192,7 @@ const WaterfallRow = memo(function WaterfallRow({
         ) : (
           <span className="tree-toggle-space" />
         )}
-        <span className="look-dot" title={holdsError && step.status !== 'error' ? 'a step inside this one failed' : undefined} />
+        <span className="look-dot" title={holdsError ? 'a step inside this one failed' : undefined} />
         <span className="wf-name" title={name}>
           {name}
         </span>

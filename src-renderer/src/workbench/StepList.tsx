@@ -62,7 +62,7 @@ export function StepList({ model, selected, find }: { model: RunModel; selected:
                 step={step}
                 row={row}
                 look={stepLook(step, blameIndex)}
-                holdsError={model.holding.has(row.id) && step.status !== 'error'}
+                holdsError={model.holding.has(row.id)}
                 score={blameIndex.health.get(step.step_id)?.score ?? null}
                 selected={row.id === selected}
                 top={item.start}
