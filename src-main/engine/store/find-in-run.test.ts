@@ -33,6 +33,7 @@ beforeAll(() => {
     ...step('unicode', 4, { output: 'Zürich ist die größte Stadt' }),
     ...step('percent', 5, { output: 'discount 50%_off' }),
     ...step('key', 6, { output: { confidence_score: 0.93 } }),
+    ...step('thermo', 7, { output: 'water boils at 373 \u212Aelvin' }),
   ];
   const file = path.join(dir, 'run.jsonl');
   fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
@@ -62,6 +63,7 @@ describe('find in a run read in parts', () => {
     '0.93',
     'agent',
     'no step holds this',
+    '373 kelvin',
   ])('the engine finds %j in exactly the steps the renderer would', (query) => {
     expect(findStepsInRun(db, 'r', query)).toEqual({ hits: whole(query), truncated: false });
   });

@@ -21,10 +21,11 @@ const COLUMNS = 'step_id, name, input, output, error';
 /** The longest word of the needle that the stored JSON text holds verbatim (ASCII, no quote or backslash), or null. */
 function sqlWord(needle: string): string | null {
   // An error is searched as "type: message": a word ending in that colon is not in the stored JSON.
+  // A "k" may come from the Kelvin sign (U+212A), whose lower case is ASCII but which LIKE does not fold.
   const words = needle
     .split(' ')
     .map((w) => w.replace(/:$/, ''))
-    .filter((w) => w.length >= 2 && /^[\x20-\x7e]+$/.test(w) && !/["\\]/.test(w));
+    .filter((w) => w.length >= 2 && /^[\x20-\x7e]+$/.test(w) && !/["\\k]/.test(w));
   if (!words.length) return null;
   return words.reduce((a, b) => (b.length > a.length ? b : a));
 }
