@@ -22,6 +22,49 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const TB = ['tsx', path.join(ROOT, 'src-main/cli/tb.ts')];
 const READY_TIMEOUT_MS = 30_000;
 
+/** Waits until no process of the group is left, sending SIGKILL to what still runs after 10 s. */
+async function groupGone(pgid: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return false;
+    }
+    return groupHasLiveProcess(pgid);
+  };
+  // Bounded, whatever happens.
+  for (let waited = 0; alive() && waited < 15_000; waited += 50) {
+    if (waited === 10_000) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** On Linux, true when a process of the group is still running; a zombie (exited, never reaped: no init in a container) does not count. */
+function groupHasLiveProcess(pgid: number): boolean {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return true; // no /proc: the signal test above is all there is
+  }
+  return pids.some((pid) => {
+    try {
+      // "pid (comm) state ppid pgrp ...": comm may hold spaces, so read after its closing parenthesis.
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(pgrp) === pgid && state !== 'Z';
+    } catch {
+      return false;
+    }
+  });
+}
+
 function tbEnv(home: string): NodeJS.ProcessEnv {
   return { ...process.env, TRACEBACK_HOME: home, NO_COLOR: '1' };
 }
@@ -64,6 +107,8 @@ export async function startTbServer(opts: { home?: string; demo?: boolean } = {}
       }
       await exited;
     }
+    // npx exits first; tsx and the engine's node may still be closing the database in the data folder.
+    if (child.pid) await groupGone(child.pid);
   };
   let ready: { url: string; port: number; token: string };
   try {
