@@ -52,10 +52,12 @@ ORDER BY r.started_at DESC
 LIMIT @limit`;
 }
 
-/** The runs list without a search, or with one answered by scanning every step (queries of 1–2 characters). */
+/** The runs list without a search, or with one answered by scanning every step (see stepTextQuery for when). */
 export const LIST_RUNS_SQL = listRunsSql(LIKE_IN_STEPS);
 /** The runs list with a search answered through the step text index. */
 export const LIST_RUNS_INDEXED_SQL = `${TEXT_HITS}${listRunsSql(INDEXED_STEP_TEXT)}`;
+/** The same for a short search that starts no trigram of the index: only runs not indexed yet are scanned. */
+const LIST_RUNS_NO_TEXT_HITS_SQL = `WITH text_hits (run_id, plain) AS MATERIALIZED (SELECT NULL, NULL WHERE 0)${listRunsSql(INDEXED_STEP_TEXT)}`;
 /**
  * How long a search may spend indexing runs changed since the last one. The
  * rest stay searched by scanning until a later search indexes them. About
@@ -103,10 +105,11 @@ function likePattern(text: string): string {
 export function listRuns(db: Db, q: ListRunsQuery = {}, now = Date.now()): RunSummary[] {
   catchUpUnlessBusy(db, () => catchUpStepCounts(db));
   const text = q.search?.trim() || null;
-  const indexed = text === null ? null : stepTextQuery(text);
-  if (indexed) catchUpUnlessBusy(db, () => catchUpStepText(db, { budgetMs: SEARCH_CATCH_UP_MS }));
-  const rows = db.prepare(indexed ? LIST_RUNS_INDEXED_SQL : LIST_RUNS_SQL).all({
-    ...(indexed ? { match: indexed.match, plain: indexed.plain ? 1 : 0 } : {}),
+  if (text !== null && !text.includes('\u0000')) catchUpUnlessBusy(db, () => catchUpStepText(db, { budgetMs: SEARCH_CATCH_UP_MS }));
+  const indexed = text === null ? null : stepTextQuery(db, text);
+  const sql = indexed === null ? LIST_RUNS_SQL : indexed.match === null ? LIST_RUNS_NO_TEXT_HITS_SQL : LIST_RUNS_INDEXED_SQL;
+  const rows = db.prepare(sql).all({
+    ...(indexed ? { plain: indexed.plain ? 1 : 0, ...(indexed.match === null ? {} : { match: indexed.match }) } : {}),
     pipeline: q.pipeline ?? null,
     search: text === null ? null : likePattern(text),
     filter: q.filter ?? 'all',

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { TraceRecord } from '../../../src-shared/trace-format';
+import { TRACE_FORMAT_VERSION, type TraceRecord } from '../../../src-shared/trace-format';
 import { syntheticRunRecords } from '../../../test/support/synthetic-trace';
 import { openDatabase, type Db } from './open-database';
 import { createRecordWriter, touchRuns } from './write-records';
-import { listRuns } from './read-runs';
-import { catchUpStepText, CHANGED_RUNS_SQL as TEXT_CHANGED_SQL } from './step-text-index';
+import { listRuns, LIST_RUNS_SQL } from './read-runs';
+import { catchUpStepText, stepTextQuery, CHANGED_RUNS_SQL as TEXT_CHANGED_SQL } from './step-text-index';
+import { migrate } from './open-database';
+import { MIGRATIONS } from './migrations/index';
 import { CHANGED_RUNS_SQL as COUNTS_CHANGED_SQL } from './step-counts';
 
 function storeWith(...runs: TraceRecord[][]): Db {
@@ -118,6 +120,77 @@ describe('the step text index', () => {
     write(db, syntheticRunRecords({ runId: 'past', steps: 1 }), now - 60_000);
     expect(catchUpStepText(db, { now: () => now })).toMatchObject({ runs: 1 });
     expect(indexedDocs(db, 'input of step 0')).toBe(2);
+  });
+});
+
+/** What a search finds by scanning every step with LIKE: the meaning the index must keep. */
+const scanned = (db: Db, text: string) =>
+  (
+    db.prepare(LIST_RUNS_SQL).all({
+      pipeline: null,
+      search: `%${text.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+      filter: 'all',
+      include_trials: 0,
+      running_since: 0,
+      limit: 10_000,
+    }) as { run_id: string }[]
+  )
+    .map((r) => r.run_id)
+    .sort();
+
+/** A run of one step with these fields (null: not recorded). */
+function oneStep(runId: string, name: string, input: unknown, output: unknown): TraceRecord[] {
+  return [
+    { type: 'run-start', v: TRACE_FORMAT_VERSION, run_id: runId, pipeline: 'p', ts: 1 },
+    { type: 'step-start', run_id: runId, step_id: 's0', name, step_type: 'tool', ts: 1, ...(input === null ? {} : { input }) } as TraceRecord,
+    { type: 'step-end', run_id: runId, step_id: 's0', ts: 2, status: 'ok', ...(output === null ? {} : { output }) } as TraceRecord,
+  ];
+}
+
+describe('searches of one or two characters', () => {
+  const db = storeWith();
+  write(
+    db,
+    [
+      // The query is the whole document: no trigram holds it but the document's ending.
+      ...oneStep('whole', 'Zq', null, null),
+      // At the very end of the last field.
+      ...oneStep('tail', 'fetch', { q: 'a' }, 'ends in jx'),
+      ...oneStep('marks', 'parse', 'x%_y and a "b', null),
+      // A field ends in "k" and the next starts with "{": "k{" is in no one field.
+      ...oneStep('fields', 'walk', { n: 1 }, null),
+      ...oneStep('accent', 'café', null, 'Ünïcode'),
+      ...oneStep('cjk', '検索', null, '日本語の答え'),
+    ],
+    Date.now() - 1000,
+  );
+
+  it('find what a scan of every step finds, through the index', () => {
+    for (const q of ['zq', 'ZQ', 'z', 'jx', 'x', '%_', '_y', '"b', 'k{', 'lk', 'é', 'Ü', 'ë', 'qq', '0', '}', ' a', 'a ', '日本', '語', '答え', '本x', '索']) {
+      expect(search(db, q), `search ${JSON.stringify(q)}`).toEqual(scanned(db, q));
+    }
+    expect(search(db, 'zq')).toEqual(['whole']);
+    expect(search(db, 'jx')).toEqual(['tail']);
+    expect(search(db, 'k{')).toEqual([]);
+    // Every run was indexed by the first search, and plain short queries are answered from its terms.
+    expect(search(db, '語')).toEqual(['cjk']);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM step_text_runs').get()).toEqual({ n: 6 });
+    expect(stepTextQuery(db, 'qq')).toEqual({ match: null, plain: true });
+    expect(stepTextQuery(db, 'jx')?.match).toContain('"jx');
+    expect(stepTextQuery(db, '日本')).toMatchObject({ plain: false });
+    // Cased letters beyond A–Z are still scanned.
+    expect(stepTextQuery(db, 'é')).toBeNull();
+  });
+
+  it('a store indexed before migration 0011 is indexed again, with the ending short queries need', () => {
+    const old = openDatabase(':memory:', { migrations: MIGRATIONS.slice(0, 10) });
+    write(old, oneStep('whole', 'Zq', null, null), Date.now() - 1000);
+    catchUpStepText(old);
+    expect(old.prepare('SELECT COUNT(*) AS n FROM step_text_runs').get()).toEqual({ n: 1 });
+    migrate(old, MIGRATIONS);
+    expect(old.prepare('SELECT COUNT(*) AS n FROM step_text_runs').get()).toEqual({ n: 0 });
+    expect(listRuns(old, { search: 'zq' }).map((r) => r.run_id)).toEqual(['whole']);
+    expect(stepTextQuery(old, 'zq')?.match).toBe('"zq\u0001"');
   });
 });
 

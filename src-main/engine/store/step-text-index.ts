@@ -8,7 +8,7 @@
  * whose documents are missing or older than the run is searched the old way
  * (read-runs.ts), so a stale index is slower, never wrong.
  */
-import type { Db } from './open-database';
+import type { Db, ReadableDb } from './open-database';
 import { readMark, versionStamp, writeMark } from './catch-up-marks';
 
 /**
@@ -39,21 +39,45 @@ const DOCUMENT_CHARS = 4_000_000;
 /** Steps read per query while building documents: no statement is left open while documents are written. */
 const STEPS_PER_READ = 2_000;
 
+/**
+ * The end of every document. Each character of a document then starts a
+ * trigram, so a query of one or two characters is found through the trigrams
+ * that start with it (migration 0011).
+ */
+const DOCUMENT_END = FIELD_SEPARATOR + FIELD_SEPARATOR;
+/** More trigrams than this start with a short query: it is answered by scanning (a common letter; its hits are found fast). */
+const SHORT_QUERY_TERMS = 2_000;
+
 export interface StepTextQuery {
-  /** The FTS5 query: the user's text as one quoted phrase, so NEAR, AND, * and quotes are text. */
-  match: string;
+  /** The FTS5 query: the user's text as one quoted phrase, so NEAR, AND, * and quotes are text; null: no document holds it. */
+  match: string | null;
   /** The text is plain (see PLAIN): a hit in a plain document needs no LIKE check. */
   plain: boolean;
 }
 
 /**
  * The index query for a search text, or null where the index cannot answer:
- * fewer than 3 characters (no trigram; the caller scans, as before the index)
- * or a NUL character (SQLite reads the query only up to it).
+ * a NUL character (SQLite reads the query only up to it), or fewer than 3
+ * characters with a cased letter other than A–Z (FTS5 and JavaScript may fold
+ * it differently) or that start too many trigrams (the caller scans, as before
+ * the index). Reads the index's terms: call it after a catch-up.
  */
-export function stepTextQuery(text: string): StepTextQuery | null {
-  if ([...text].length < 3 || text.includes('\u0000')) return null;
-  return { match: `"${text.replaceAll('"', '""')}"`, plain: PLAIN.test(text) };
+export function stepTextQuery(db: ReadableDb, text: string): StepTextQuery | null {
+  if (text.includes('\u0000')) return null;
+  const plain = PLAIN.test(text);
+  if ([...text].length >= 3) return { match: `"${text.replaceAll('"', '""')}"`, plain };
+  if (text.includes(FIELD_SEPARATOR) || ![...text].every((c) => PLAIN.test(c) || (c.length === 1 && caseless(c)))) return null;
+  // Folded as the index folds it (A–Z; other characters have no case); the terms from it up to the next text after all it starts.
+  const from = text.toLowerCase();
+  const to = from.slice(0, -1) + String.fromCharCode(from.charCodeAt(from.length - 1) + 1);
+  const terms = db.prepare('SELECT term FROM step_text_terms WHERE term >= ? AND term < ? LIMIT ?').pluck().all(from, to, SHORT_QUERY_TERMS + 1) as string[];
+  if (terms.length > SHORT_QUERY_TERMS) return null;
+  return { match: terms.length === 0 ? null : terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR '), plain };
+}
+
+/** A character of one UTF-16 unit that no case mapping changes (digits, CJK, punctuation): FTS5 folds it to itself. */
+function caseless(c: string): boolean {
+  return c.toLowerCase() === c && c.toUpperCase() === c && !/[\ud800-\udfff]/.test(c);
 }
 
 export interface CatchUpResult {
@@ -92,7 +116,7 @@ export function catchUpStepText(db: Db, opts: { budgetMs?: number; now?: () => n
     let documents = 0;
     const addRunDocument = () => {
       const doc = stampDocument.run(run.run_id, version, plain).lastInsertRowid;
-      addDocument.run(doc, parts.join(FIELD_SEPARATOR));
+      addDocument.run(doc, parts.join(FIELD_SEPARATOR) + DOCUMENT_END);
       documents++;
       parts = [];
       chars = 0;
