@@ -57,11 +57,6 @@ export class IntMap {
     this.cells[i + 1] = value;
   }
 
-  /** Sets only when absent. */
-  setIfAbsent(key: number, value: number): void {
-    if (!this.has(key)) this.set(key, value);
-  }
-
   private grow(): void {
     const old = this.cells;
     this.cells = new Int32Array(old.length * 2);

@@ -20,6 +20,9 @@ import type { Settings } from '../scoring/settings';
 import { isEmptyPayload, isObj, jsonText, llmText } from '../text/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
+import { StringIndex } from './string-index';
+import { ValueIndex } from './value-index';
+import { WordStartSet } from './word-start-set';
 import { KIND_WEIGHT_BY_CODE, newHashScan, scanHashes, scanJson, scanText, type Value } from './value-features';
 
 export const RUN_INPUT = -1;
@@ -70,7 +73,7 @@ export interface Lineage {
   runInputText: string;
   runInputValues: Value[];
   /** Value hash (Value.h) -> first position whose input or output held it (RUN_INPUT for the run input; NOT_SEEN if none). */
-  firstSeen: IntMap;
+  firstSeen: { get(h: number, missing: number): number };
   finalProducer: number;
   edges: LineageEdgeList;
 }
@@ -285,19 +288,18 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const fromParent: boolean[] = new Array(n).fill(false);
   const inHash = new Uint32Array(n);
   const outHash = new Uint32Array(n);
-  // Sized for a couple of distinct values and shingles per step; they grow as needed.
-  const latestValue = new IntMap(n * 2);
+  // Sized for a couple of distinct values and shingles per step; they grow as needed. Each value's latest
+  // producer, first position and looked-up flag share one slot (value-index.ts says why).
+  const values = new ValueIndex(n * 2, NOT_SEEN);
   const latestShingle = new IntMap(n * 2);
   const writers = new Map<string, number>();
-  const callOwner = new Map<string, number>();
-  const firstSeen = new IntMap(n * 2);
+  const callOwner = new StringIndex();
   const awaiting = new Map<number, number[]>();
   const lastEnded = new Map<number, number>();
-  const lookupInputHashes = new IntMap(64);
 
   const detail = g.detail;
   // Short outputs (2 to k-1 words) are indexed by their whole-text hash and found inside longer inputs.
-  const shortStarts = new IntMap(64);
+  const shortStarts = new WordStartSet(n);
   const scanOpts = { k: L.shingle_tokens, maxChars, values: 'hash' as const, shortPhraseStarts: shortStarts };
   const idScanOpts = { values: 'hash' as const, shingles: false };
   const hs = newHashScan();
@@ -308,8 +310,9 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const runInputValues = runScan.values;
   for (const h of runScan.shingles) latestShingle.set(h, RUN_INPUT);
   for (const v of runInputValues) {
-    latestValue.set(v.h, RUN_INPUT);
-    firstSeen.set(v.h, RUN_INPUT);
+    const at = values.insert(v.h);
+    values.setLatest(at, RUN_INPUT);
+    values.setFirst(at, RUN_INPUT);
   }
 
   // Votes of one step for its producers: a handful of candidates, kept in
@@ -367,10 +370,12 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const vh = hs.valueHashes;
     const vk = hs.valueKinds;
     const vn = hs.valueCount;
-    if (s.type === 'tool' || s.type === 'retrieval') for (let i = 0; i < vn; i++) lookupInputHashes.set(vh[i], 1);
+    const lookup = s.type === 'tool' || s.type === 'retrieval';
     for (let i = 0; i < vn; i++) {
-      vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]], VIA_VALUE);
-      firstSeen.setIfAbsent(vh[i], p);
+      const at = values.insert(vh[i]);
+      if (lookup) values.markLookedUp(at);
+      vote(values.latestAt(at), KIND_WEIGHT_BY_CODE[vk[i]], VIA_VALUE);
+      values.seen(at, p);
     }
     const shingles = hs.shingles;
     const sn = hs.shingleCount;
@@ -378,7 +383,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const meta = s.metadata;
     if (meta.reads !== undefined) for (const key of keysOf(meta.reads)) vote(writers.get(key) ?? NOT_SEEN, DECLARED_VOTES, VIA_STATE);
     const callId = meta.tool_call_id;
-    if (typeof callId === 'string') vote(callOwner.get(callId) ?? NOT_SEEN, DECLARED_VOTES, VIA_CALL);
+    if (typeof callId === 'string') vote(callOwner.get(callId, NOT_SEEN), DECLARED_VOTES, VIA_CALL);
     const parentKey = g.parent[p];
     const prev = lastEnded.get(parentKey);
     if (prev !== undefined) vote(prev, 1, VIA_ADJACENT);
@@ -407,7 +412,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const firstWord = hs.firstWord;
     const kids = g.children[q];
     if (kids.length > 0 && s.output !== null) {
-      for (let i = 0; i < vn; i++) vote(latestValue.get(vh[i], NOT_SEEN), KIND_WEIGHT_BY_CODE[vk[i]], VIA_VALUE);
+      for (let i = 0; i < vn; i++) vote(values.latest(vh[i]), KIND_WEIGHT_BY_CODE[vk[i]], VIA_VALUE);
       for (let i = 0; i < sn; i++) vote(latestShingle.get(sh[i], NOT_SEEN), 1, VIA_VALUE);
       const fromKids = chosen(q).filter((x) => x >= 0 && g.depth[x] > g.depth[q] && isAncestor(g, q, x));
       for (let i = 0; i < pickCount; i++) if (fromKids.includes(pickIds[i])) addEdge(pickIds[i], q, pickBits[i] | VIA_CHILD, pickW[i]);
@@ -424,13 +429,14 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
       outProducers[q] = fromKids;
     }
     for (let i = 0; i < vn; i++) {
-      latestValue.set(vh[i], q);
-      firstSeen.setIfAbsent(vh[i], q);
+      const at = values.insert(vh[i]);
+      values.setLatest(at, q);
+      values.seen(at, q);
     }
     for (let i = 0; i < sn; i++) latestShingle.set(sh[i], q);
     if (words >= 2 && words < L.shingle_tokens) {
       latestShingle.set(whole, q);
-      shortStarts.set(firstWord, 1);
+      shortStarts.add(firstWord);
     }
     const meta = s.metadata;
     if (meta.writes !== undefined) for (const key of keysOf(meta.writes)) writers.set(key, q);
@@ -442,7 +448,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     // Whoever quotes the call id later consumed this result.
     if (typeof callId === 'string') {
       scanHashes(callId, idScanOpts, idScan);
-      for (let i = 0; i < idScan.valueCount; i++) latestValue.set(idScan.valueHashes[i], q);
+      for (let i = 0; i < idScan.valueCount; i++) values.setLatest(values.insert(idScan.valueHashes[i]), q);
     }
     lastEnded.set(g.parent[q], q);
     if (vn === 0 && sn === 0 && isEmptyPayload(s.output) !== null) {
@@ -461,11 +467,17 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     consumers,
     inHash,
     outHash,
-    lookupInputHashes,
+    lookupInputHashes: { has: (h) => values.lookedUp(h) },
     ...lazyStepViews(g, maxChars),
     runInputText,
     runInputValues,
-    firstSeen,
+    // A value only ever produced (a tool-call id's) was never seen in an input or output: first is NOT_SEEN.
+    firstSeen: {
+      get: (h, missing) => {
+        const first = values.firstSeen(h);
+        return first === NOT_SEEN ? missing : first;
+      },
+    },
     finalProducer: -1,
     edges,
   };
