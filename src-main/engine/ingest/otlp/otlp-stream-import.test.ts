@@ -230,6 +230,38 @@ describe('what only the streaming import does', () => {
     db.close();
   });
 
+  it('holds SQLite\'s page cache smaller while streamed imports run, and gives the connection its own back when the last one ends', async () => {
+    const file = write('cache.json', JSON.stringify(exportOtlp(foldRecords(syntheticRunRecords({ runId: 'cache', steps: 3_000 }))[0])));
+    const db = openDatabase(path.join(dir, 'cache.db'));
+    const cacheSize = () => db.pragma('cache_size', { simple: true }) as number;
+    const usual = cacheSize();
+    expect(usual).toBe(-64000);
+    const during: number[] = [];
+    const importOnce = async () => {
+      const fd = fs.openSync(file, 'r');
+      try {
+        await importOtlpStreamingAsync(db, fd, file, fs.fstatSync(fd).size, 'otlp', [], { onProgress: () => during.push(cacheSize()) });
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
+    // Two imports at once (the watcher and an explicit import): the first to end must not restore the cache under the other.
+    const first = importOnce();
+    const second = importOnce();
+    await first;
+    const afterFirst = cacheSize();
+    await second;
+    expect(new Set(during)).toEqual(new Set([-16000]));
+    expect(afterFirst).toBe(-16000);
+    expect(cacheSize()).toBe(usual);
+    // A synchronous import that fails half-way gives it back too.
+    const fd = fs.openSync(file, 'r');
+    expect(() => importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', [], { onProgress: () => { throw new Error('stop'); } })).toThrow('stop');
+    fs.closeSync(fd);
+    expect(cacheSize()).toBe(usual);
+    db.close();
+  });
+
   it('a document that names its spans list twice is imported whole, as JSON.parse reads it (the last list wins)', () => {
     const text = JSON.stringify(doc([span({ id: '1', name: 'first list' })])).replace('"spans":[', '"spans":[{"spanId":"dropped"}],"spans":[');
     const file = write('twice-key.json', text);
