@@ -14,8 +14,8 @@ import { readRunHead, resolveRunId } from './read-runs';
 import { scoresOf } from './rows';
 import { cutParentCycles } from './parent-cycles';
 
-// The same order as read-runs.ts STEPS_OF_RUN_SQL, so positions agree with getRun's steps.
-const SKELETON_SQL = `
+// The same order as read-runs.ts STEPS_OF_RUN_SQL, so positions agree with getRun's steps; read from the covering index steps_skeleton (migration 0012).
+export const SKELETON_SQL = `
 SELECT step_id, parent_id, idx, name, type, status, started_at, ended_at, usage
 FROM steps WHERE run_id = ? ORDER BY idx, started_at`;
 const PAYLOAD_COLUMNS = 'step_id, input, output, error, usage, metadata, extra, replay_key, model, replayed';

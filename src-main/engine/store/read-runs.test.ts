@@ -5,6 +5,7 @@ import { createRecordWriter } from './write-records';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import { TRACE_FORMAT_VERSION } from '../../../src-shared/trace-format';
 import { getRunDetail, listRuns, LIST_RUNS_INDEXED_SQL, LIST_RUNS_SQL, resolveRunId, STEPS_OF_RUN_SQL } from './read-runs';
+import { SKELETON_SQL } from './read-run-pages';
 
 function storeWith(...runs: ReturnType<typeof syntheticRunRecords>[]) {
   const db = openDatabase(':memory:');
@@ -40,7 +41,10 @@ describe('reading runs', () => {
     const db = storeWith(syntheticRunRecords({ runId: 'r', steps: 3 }));
     const plan = (sql: string, params: unknown) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params as never) as { detail: string }[]).map((r) => r.detail).join('\n');
-    expect(plan(STEPS_OF_RUN_SQL, ['r'])).toMatch(/USING (INDEX steps_in_order|PRIMARY KEY)/);
+    expect(plan(STEPS_OF_RUN_SQL, ['r'])).toMatch(/USING (INDEX steps_skeleton|PRIMARY KEY)/);
+    // A run's skeleton never reads the steps table (whose rows carry the payloads) and needs no sort.
+    expect(plan(SKELETON_SQL, ['r'])).toMatch(/USING COVERING INDEX steps_skeleton/);
+    expect(plan(SKELETON_SQL, ['r'])).not.toMatch(/TEMP B-TREE/);
     const listPlan = plan(LIST_RUNS_SQL, { pipeline: null, search: null, filter: 'all', include_trials: 0, running_since: 0, limit: 10 });
     expect(listPlan).toMatch(/runs_by_start/);
     expect(listPlan).not.toMatch(/SCAN s\b/);

@@ -9,6 +9,7 @@ import { migration0008 } from './0008-step-signatures';
 import { migration0009 } from './0009-runs-by-source-file';
 import { migration0010 } from './0010-run-step-counts-and-step-text';
 import { migration0011 } from './0011-step-text-short-queries';
+import { migration0012 } from './0012-steps-skeleton-index';
 
 export interface Migration {
   version: number;
@@ -17,4 +18,4 @@ export interface Migration {
 }
 
 /** In order; a migration's version is its position (1-based). Never edit one that shipped: add a new one. */
-export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011];
+export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012];
