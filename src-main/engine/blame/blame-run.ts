@@ -172,7 +172,7 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
     co_blamed: [],
     symptoms: [],
     lineage_path: [],
-    step_scores: w.assess.map(healthOf),
+    step_scores: w.assess.map((a, i) => healthOf(a, g.steps[i])),
     recovered: [...w.recovered.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([p, r]) => ({ step_id: g.steps[p].step_id, name: g.steps[p].name, by: r.by === null ? null : g.steps[r.by].step_id, reason: r.reason })),

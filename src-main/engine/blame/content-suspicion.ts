@@ -77,7 +77,7 @@ function textOf(w: BlameWork, p: number): string {
 /** The writer of a lookup's input: the latest content step it drew on, else the content step just before it. */
 function writerOf(w: BlameWork, p: number, candidates: Set<number>): number {
   let best = -1;
-  for (const c of w.lineage.inProducers[p]) if (c >= 0 && candidates.has(c) && c > best) best = c;
+  for (const c of w.lineage.inProducers.of(p)) if (c >= 0 && candidates.has(c) && c > best) best = c;
   if (best >= 0) return best;
   for (let c = p - 1; c >= 0; c--) if (candidates.has(c)) return c;
   return -1;

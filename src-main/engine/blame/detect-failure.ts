@@ -43,7 +43,7 @@ function recordedSignals(x: DetectionInput): FailureSignal[] {
   const low = (run.user_scores ?? []).find((s) => s.value < settings.scoring.unhealthy_below);
   if (low) out.push(signal('user-score', st.user_score, `the user scored the run "${low.name}" ${low.value}${low.explanation ? ` (${low.explanation})` : ''}`, null));
   for (let p = 0; p < assess.length; p++) {
-    if (!g.live[p] || recovered.has(p) || !isFailed(assess[p], settings)) continue;
+    if (!g.live[p] || recovered.has(p) || !isFailed(assess[p], g.steps[p], settings)) continue;
     const s = g.steps[p];
     if (s.status === 'error') {
       out.push(signal('unrecovered-error', st.unrecovered_error, `step "${s.name}" failed with ${errorLine(s.error)} and nothing recovered from it`, s, quoteStep(s, 'error')));
@@ -51,7 +51,7 @@ function recordedSignals(x: DetectionInput): FailureSignal[] {
     }
   }
   for (let p = 0; p < assess.length; p++) {
-    if (!g.live[p] || recovered.has(p) || g.steps[p].status === 'error' || !isFailed(assess[p], settings)) continue;
+    if (!g.live[p] || recovered.has(p) || g.steps[p].status === 'error' || !isFailed(assess[p], g.steps[p], settings)) continue;
     const worst = assess[p].checks.filter((c) => c.hard).sort((a, b) => a.value - b.value)[0];
     const inSlice = x.slice.has(p);
     const errorPayload = worst?.name === 'tool.error_payload';

@@ -96,7 +96,7 @@ function contradictingLookupValue(x: DetectionInput, f: number, made: Value[]): 
   const g = x.graph;
   const kinds = new Set(made.map((v) => v.kind));
   const stated = new Set(valuesOf(llmText(g.steps[f].output)).map((v) => v.key));
-  for (const p of [...x.lineage.inProducers[f], ...upstreamLookups(x, f)]) {
+  for (const p of [...x.lineage.inProducers.of(f), ...upstreamLookups(x, f)]) {
     if (p < 0 || !g.live[p] || (g.steps[p].type !== 'tool' && g.steps[p].type !== 'retrieval')) continue;
     const other = x.lineage.outValuesOf(p).find((v) => kinds.has(v.kind) && !stated.has(v.key) && (v.kind !== 'number' || v.raw.replace(/\D/g, '').length >= 2));
     if (other) return { pos: p, value: other.raw, by: `${g.steps[p].type} step "${g.steps[p].name}"` };

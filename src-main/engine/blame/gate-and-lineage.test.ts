@@ -96,9 +96,9 @@ describe('lineage', () => {
     const g = buildRunGraph(d);
     const lin = inferLineage(g, DEFAULT_SETTINGS);
     const at = (id: string) => g.pos.get(id)!;
-    expect(lin.inProducers[at(tool)]).toContain(at(llm));
-    expect(lin.inProducers[at(reader)]).toContain(at(writer));
-    expect(lin.inProducers[at(answer)]).toContain(at(ret));
+    expect(lin.inProducers.of(at(tool))).toContain(at(llm));
+    expect(lin.inProducers.of(at(reader))).toContain(at(writer));
+    expect(lin.inProducers.of(at(answer))).toContain(at(ret));
     expect(lin.finalProducer).toBe(at(answer));
     expect(upstreamOf(g, lin, at(answer)).has(at(ret))).toBe(true);
     expect(upstreamOf(g, lin, at(answer)).has(at(tool))).toBe(false);
@@ -116,6 +116,6 @@ describe('lineage', () => {
     const g = buildRunGraph(d);
     const lin = inferLineage(g, DEFAULT_SETTINGS);
     // Each lookup is fed by the call just before it, not by any earlier one.
-    expect(lin.inProducers[g.pos.get('s10000')!]).toEqual([g.pos.get('s9999')!]);
+    expect(lin.inProducers.of(g.pos.get('s10000')!)).toEqual([g.pos.get('s9999')!]);
   });
 });

@@ -58,7 +58,7 @@ describe('lineage edges for the UI graph', () => {
     const d = b.finish('ok', 'merged').detail();
     const g = buildRunGraph(d);
     const lin = inferLineage(g, DEFAULT_SETTINGS);
-    expect(lin.inProducers[8]).toHaveLength(8);
+    expect(lin.inProducers.of(8)).toHaveLength(8);
     const into = lineageEdges(g, lin).filter((e) => e.to === 's8');
     expect(into).toHaveLength(5);
     expect(lineageEdges(g, lin, 5, 3)).toHaveLength(3);

@@ -20,6 +20,7 @@ import type { Settings } from '../scoring/settings';
 import { isEmptyPayload, isObj, jsonText, llmText } from '../text/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
+import { StepLists, StepListsBuilder } from './step-lists';
 import { StringIndex } from './string-index';
 import { ValueIndex } from './value-index';
 import { WordStartSet } from './word-start-set';
@@ -51,11 +52,14 @@ interface LineageEdgeList {
 }
 
 export interface Lineage {
-  inProducers: number[][];
+  /** The earlier steps whose outputs fed each step's input (RUN_INPUT for the run's input), ascending. */
+  inProducers: StepLists;
+  /** The children whose outputs fed each parent's output (only parents have any: an array per step is fine). */
   outProducers: number[][];
   /** True when a step's input matched nothing and is taken to come from its parent's input. */
   fromParent: boolean[];
-  consumers: number[][];
+  /** Who consumed each step's output, ascending. */
+  consumers: StepLists;
   /** Word-sequence hashes of each step's input and output (see scanJson). */
   inHash: Uint32Array;
   outHash: Uint32Array;
@@ -218,18 +222,28 @@ function walkInTimeOrder(g: RunGraph, start: (p: number) => void, end: (q: numbe
   while (heap.size > 0) end(heap.pop());
 }
 
-/** The reverse of the producer lists: who consumed each step's output (steps without consumers share `none`). */
-function consumersOf(n: number, inProducers: number[][], outProducers: number[][], none: number[]): number[][] {
-  const consumers: number[][] = new Array(n).fill(none);
-  const link = (q: number, p: number): void => {
-    if (consumers[q] === none) consumers[q] = [p];
-    else consumers[q].push(p);
-  };
+/** The reverse of the producer lists: who consumed each step's output, each list ascending. */
+function consumersOf(n: number, inProducers: StepLists, outProducers: number[][]): StepLists {
+  // Counted first, then filled in consumer order: two passes, no array per step.
+  const start = new Int32Array(n + 1);
   for (let p = 0; p < n; p++) {
-    for (const q of inProducers[p]) if (q >= 0) link(q, p);
-    for (const q of outProducers[p]) link(q, p);
+    for (let i = 0, k = inProducers.count(p); i < k; i++) {
+      const q = inProducers.at(p, i);
+      if (q >= 0) start[q + 1]++;
+    }
+    for (const q of outProducers[p]) start[q + 1]++;
   }
-  return consumers;
+  for (let q = 0; q < n; q++) start[q + 1] += start[q];
+  const items = new Int32Array(start[n]);
+  const fill = start.slice(0, n);
+  for (let p = 0; p < n; p++) {
+    for (let i = 0, k = inProducers.count(p); i < k; i++) {
+      const q = inProducers.at(p, i);
+      if (q >= 0) items[fill[q]++] = p;
+    }
+    for (const q of outProducers[p]) items[fill[q]++] = p;
+  }
+  return new StepLists(start, items);
 }
 
 /** Texts, value hashes and values of each step's input and output, computed on first use and cached. */
@@ -283,7 +297,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const maxChars = L.max_tokens_per_field * 8;
   // Steps without producers share one empty list (never pushed to).
   const NONE: number[] = [];
-  const inProducers: number[][] = new Array(n).fill(NONE);
+  const inProducers = new StepListsBuilder(n);
   const outProducers: number[][] = new Array(n).fill(NONE);
   const fromParent: boolean[] = new Array(n).fill(false);
   const inHash = new Uint32Array(n);
@@ -342,7 +356,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const pickW = new Int32Array(MAX_CANDIDATES);
   const pickBits = new Int32Array(MAX_CANDIDATES);
   let pickCount = 0;
-  const chosen = (self: number): number[] => {
+  /** Fills pickIds (and their evidence) with the candidates that reached LINK_VOTES, and clears the votes. */
+  const choose = (self: number): void => {
     pickCount = 0;
     for (let i = 0; i < voteCount; i++) {
       if (voteW[i] >= LINK_VOTES && voteIds[i] !== self) {
@@ -352,13 +367,6 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
       }
     }
     voteCount = 0;
-    if (pickCount === 0) return NONE;
-    // Sized exactly: these lists live as long as the blame, and an array grown by push holds 17 slots
-    // (on a 100,000-step run that was ~15 MB promoted to the old generation, measured).
-    if (pickCount === 1) return [pickIds[0]];
-    const out: number[] = new Array(pickCount);
-    for (let i = 0; i < pickCount; i++) out[i] = pickIds[i];
-    return out.sort((a, b) => a - b);
   };
   const edges = newEdgeList();
   const addEdge = (from: number, to: number, bits: number, weight: number): void => pushEdge(edges, from, to, bits, weight);
@@ -392,10 +400,12 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
       for (const q of wait) vote(q, EMPTY_WAIT_VOTES, VIA_EMPTY);
       awaiting.delete(parentKey);
     }
-    const prods = chosen(p);
-    inProducers[p] = prods;
+    choose(p);
+    inProducers.open(p);
+    for (let i = 0; i < pickCount; i++) inProducers.add(pickIds[i]);
+    inProducers.sortOpen(p);
     for (let i = 0; i < pickCount; i++) if (pickIds[i] >= 0) addEdge(pickIds[i], p, pickBits[i], pickW[i]);
-    if (prods.length === 0 && parentKey >= 0) fromParent[p] = true;
+    if (pickCount === 0 && parentKey >= 0) fromParent[p] = true;
   };
 
   const end = (q: number): void => {
@@ -414,7 +424,13 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     if (kids.length > 0 && s.output !== null) {
       for (let i = 0; i < vn; i++) vote(values.latest(vh[i]), KIND_WEIGHT_BY_CODE[vk[i]], VIA_VALUE);
       for (let i = 0; i < sn; i++) vote(latestShingle.get(sh[i], NOT_SEEN), 1, VIA_VALUE);
-      const fromKids = chosen(q).filter((x) => x >= 0 && g.depth[x] > g.depth[q] && isAncestor(g, q, x));
+      choose(q);
+      const fromKids: number[] = [];
+      for (let i = 0; i < pickCount; i++) {
+        const x = pickIds[i];
+        if (x >= 0 && g.depth[x] > g.depth[q] && isAncestor(g, q, x)) fromKids.push(x);
+      }
+      fromKids.sort((a, b) => a - b);
       for (let i = 0; i < pickCount; i++) if (fromKids.includes(pickIds[i])) addEdge(pickIds[i], q, pickBits[i] | VIA_CHILD, pickW[i]);
       // With no values in common, the last healthy child is assumed (no data seen flowing: not an edge).
       if (fromKids.length === 0) {
@@ -459,9 +475,10 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   };
 
   walkInTimeOrder(g, start, end);
-  const consumers = consumersOf(n, inProducers, outProducers, NONE);
+  const inLists = inProducers.done();
+  const consumers = consumersOf(n, inLists, outProducers);
   const lin: Lineage = {
-    inProducers,
+    inProducers: inLists,
     outProducers,
     fromParent,
     consumers,
@@ -563,7 +580,10 @@ export function upstreamOf(g: RunGraph, lin: Lineage, from: number, limit = Numb
   const seen = new Set<number>();
   const stack: number[] = [];
   const pushInputs = (p: number): void => {
-    for (const q of lin.inProducers[p]) if (q >= 0 && !seen.has(q)) stack.push(q);
+    for (let i = 0, k = lin.inProducers.count(p); i < k; i++) {
+      const q = lin.inProducers.at(p, i);
+      if (q >= 0 && !seen.has(q)) stack.push(q);
+    }
     if (lin.fromParent[p] && g.parent[p] >= 0) pushInputs(g.parent[p]);
   };
   pushInputs(from);
@@ -585,7 +605,7 @@ export function forwardPath(g: RunGraph, lin: Lineage, cause: number, target: nu
   const queue = [cause];
   for (let i = 0; i < queue.length; i++) {
     const p = queue[i];
-    const next = [...lin.consumers[p]];
+    const next = lin.consumers.of(p);
     // A parent's input flows into children that took their input from it.
     for (const c of g.children[p]) if (lin.fromParent[c]) next.push(c);
     for (const c of next) {

@@ -8,7 +8,7 @@
  *  - contained: (errors only) the parent or run ended ok, and the final
  *    output neither quotes the error nor apologises for a failure.
  */
-import type { RunDetail } from '../../../src-shared/model';
+import type { RunDetail, Step } from '../../../src-shared/model';
 import type { StepAssessment } from '../scoring/score-run';
 import type { Settings } from '../scoring/settings';
 import { jsonText } from '../text/json-text';
@@ -23,9 +23,10 @@ export interface Recovery {
 }
 
 
-export function isFailed(a: StepAssessment, settings: Settings): boolean {
+/** Whether `step`, assessed as `a`, failed: it raised, or a hard check found it unhealthy. */
+export function isFailed(a: StepAssessment, step: Step, settings: Settings): boolean {
   if (a.duplicateOf !== null) return false;
-  if (a.step.status === 'error') return true;
+  if (step.status === 'error') return true;
   const checks = a.checks;
   const floor = settings.scoring.unhealthy_below;
   for (let i = 0; i < checks.length; i++) {
@@ -35,8 +36,8 @@ export function isFailed(a: StepAssessment, settings: Settings): boolean {
   return false;
 }
 
-function healthy(a: StepAssessment, settings: Settings): boolean {
-  return a.step.status === 'ok' && !isFailed(a, settings) && (a.score === null || a.score >= settings.scoring.unhealthy_below);
+function healthy(a: StepAssessment, step: Step, settings: Settings): boolean {
+  return step.status === 'ok' && !isFailed(a, step, settings) && (a.score === null || a.score >= settings.scoring.unhealthy_below);
 }
 
 export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: Settings): Map<number, Recovery> {
@@ -54,7 +55,7 @@ export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: 
     grp = { byName: new Map(), byType: new Map() };
     const sibs = siblingsOf(g, p);
     for (const s of sibs) {
-      if (!g.live[s] || !healthy(assess[s], settings)) continue;
+      if (!g.live[s] || !healthy(assess[s], g.steps[s], settings)) continue;
       const st = g.steps[s];
       let names = grp.byName.get(st.type);
       if (!names) grp.byName.set(st.type, (names = new Map()));
@@ -68,7 +69,7 @@ export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: 
   };
 
   for (let p = 0; p < assess.length; p++) {
-    if (!g.live[p] || !isFailed(assess[p], settings)) continue;
+    if (!g.live[p] || !isFailed(assess[p], g.steps[p], settings)) continue;
     const s = g.steps[p];
     const grp = groupOf(p);
     const retry = grp.byName.get(s.type)?.get(s.name);

@@ -69,7 +69,7 @@ export function planIgnoredFindings(w: BlameWork): Finding[] {
     const items = planItems(text);
     if (items.length === 0) continue;
     // The step that acted on the plan: the first later content step that consumed it.
-    const actor = w.lineage.consumers[p].filter((c) => c > p && g.live[c] && CONTENT.has(g.steps[c].type) && !isAncestor(g, c, p)).sort((a, b) => a - b)[0];
+    const actor = w.lineage.consumers.of(p).filter((c) => c > p && g.live[c] && CONTENT.has(g.steps[c].type) && !isAncestor(g, c, p)).sort((a, b) => a - b)[0];
     if (actor === undefined) continue;
     const later = laterTerms(w, p);
     const skipped = items.find((it) => {

@@ -45,7 +45,7 @@ export function inputProducerOf(w: BlameWork, p: number): number {
       if (rc > rb || (rc === rb && c > best)) best = c;
     }
   };
-  for (const c of lin.inProducers[p]) consider(c);
+  for (const c of lin.inProducers.of(p)) consider(c);
   if (best >= 0) return best;
   const sibs = siblingsOf(g, p);
   for (let i = sibs.indexOf(p) - 1; i >= 0; i--) {

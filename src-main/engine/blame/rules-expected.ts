@@ -85,7 +85,7 @@ export function expectedFindings(w: BlameWork): Finding[] {
   const brief = (quote: string | undefined): string => excerptAround((quote ?? expected).replace(/\s+/g, ' '), eVals[0]?.raw ?? expected, 70);
   const presentSet = new Set(present);
   for (const p of present) {
-    for (const c of lin.consumers[p]) {
+    for (const c of lin.consumers.of(p)) {
       if (presentSet.has(c) || isAncestor(g, c, p) || !g.live[c]) continue;
       const t = g.steps[c].type;
       if (t === 'tool' || t === 'retrieval') continue;

@@ -236,8 +236,8 @@ function originOf(w: BlameWork, tool: number, upstream: Set<number>, unsupported
     if (c < 0 || c >= tool || !g.live[c] || LOOKUP.has(g.steps[c].type)) return;
     if (best === -1 || (GENERATOR_RANK[g.steps[c].type] ?? 0) > (GENERATOR_RANK[g.steps[best].type] ?? 0)) best = c;
   };
-  for (const c of lin.inProducers[tool]) consider(c);
-  if (best === -1 && lin.fromParent[tool]) for (const a of ancestorsOf(g, tool)) for (const c of lin.inProducers[a]) consider(c);
+  for (const c of lin.inProducers.of(tool)) consider(c);
+  if (best === -1 && lin.fromParent[tool]) for (const a of ancestorsOf(g, tool)) for (const c of lin.inProducers.of(a)) consider(c);
   return best === -1 ? null : { pos: best, arg: unsupported[0] };
 }
 
@@ -251,7 +251,7 @@ export function faithfulExecutorFindings(w: BlameWork): Finding[] {
   for (const v of wrong) {
     const p = lin.firstSeen.get(v.h, NOT_SEEN);
     if (p < 0 || !g.live[p] || g.steps[p].type !== 'tool' || g.steps[p].status !== 'ok') continue;
-    if (w.recovered.has(p) || isFailed(w.assess[p], w.settings) || lin.inHashesOf(p).has(v.h) || !lin.outHashesOf(p).has(v.h)) continue;
+    if (w.recovered.has(p) || isFailed(w.assess[p], g.steps[p], w.settings) || lin.inHashesOf(p).has(v.h) || !lin.outHashesOf(p).has(v.h)) continue;
     const list = byTool.get(p);
     if (list) list.push(v);
     else byTool.set(p, [v]);

@@ -113,7 +113,7 @@ export function informationLostFindings(w: BlameWork): Finding[] {
     for (let p = 0; p < g.steps.length; p++) {
       if (!g.live[p] || !GENERATOR.has(g.steps[p].type) || p === lin.finalProducer || g.steps[p].status !== 'ok') continue;
       if (!lin.inHashesOf(p).has(u.h) || lin.outHashesOf(p).has(u.h)) continue;
-      const feedsLookup = lin.consumers[p].some((c) => LOOKUP.has(g.steps[c].type) && !isAncestor(g, c, p));
+      const feedsLookup = lin.consumers.of(p).some((c) => LOOKUP.has(g.steps[c].type) && !isAncestor(g, c, p));
       if (!feedsLookup) continue;
       const list = lostAt.get(p);
       if (list) list.push(u);
@@ -208,7 +208,7 @@ export function unusedContextFindings(w: BlameWork): Finding[] {
   const byTarget = new Map<number, { r: number; evidence: Evidence | undefined; explanation: string | undefined; count: number }>();
   for (let r = 0; r < g.steps.length; r++) {
     const s = g.steps[r];
-    if (!g.live[r] || s.type !== 'retrieval' || s.status !== 'ok' || lin.consumers[r].length > 0) continue;
+    if (!g.live[r] || s.type !== 'retrieval' || s.status !== 'ok' || lin.consumers.count(r) > 0) continue;
     const relCheck = checkNamed(w.assess[r], 'retrieval.relevance');
     if (!relCheck || relCheck.value < rel) continue;
     let lo = 0;

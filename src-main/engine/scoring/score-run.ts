@@ -27,8 +27,12 @@ export interface ScoringContext {
   background?: TermBackground;
 }
 
+/**
+ * A step's checks and score, index-aligned with the run's steps. It does not hold the step: most steps of a
+ * large run only ended fine and share one frozen assessment, so scoring a 100,000-step run makes no object
+ * per such step (they lived as long as the blame and were copied by every scavenge; profiled).
+ */
 export interface StepAssessment {
-  step: Step;
   checks: Check[];
   score: number | null;
   /** The check that set the score (lowest value), if any. */
@@ -68,6 +72,8 @@ function statusChecks(step: Step, settings: Settings, runStillGoing: boolean): C
 const STATUS_OK: Check = Object.freeze(makeCheck('status', 'status.ok', 1, 'ended without error')) as Check;
 const ONLY_OK: Check[] = Object.freeze([STATUS_OK]) as Check[];
 const NO_CHECKS: Check[] = Object.freeze([]) as unknown as Check[];
+// What assessStep computes for a step with only STATUS_OK (its worst check), shared by all such steps.
+const ONLY_OK_ASSESSMENT: StepAssessment = Object.freeze({ checks: ONLY_OK, score: STATUS_OK.value, worst: STATUS_OK, duplicateOf: null });
 
 function userChecks(step: Step): Check[] {
   if (step.user_scores.length === 0) return NO_CHECKS;
@@ -80,7 +86,6 @@ function assessStep(step: Step, ctx: ScoringContext, relevance: RelevanceProvide
   const dup = duplicateOf(step);
   if (dup !== null) {
     return {
-      step,
       checks: [makeCheck('structure', 'duplicate', 1, `the same call as step ${dup}, recorded by a second instrumentation layer: not scored twice`, { info: true })],
       score: null,
       worst: null,
@@ -119,14 +124,15 @@ function assessStep(step: Step, ctx: ScoringContext, relevance: RelevanceProvide
       break;
   }
   // Most steps of a large run only ended fine: they share one frozen list instead of one array each.
-  const checks = more.length === 0 && step.user_scores.length === 0 && status === ONLY_OK ? ONLY_OK : status.concat(more, userChecks(step));
+  if (more.length === 0 && step.user_scores.length === 0 && status === ONLY_OK) return ONLY_OK_ASSESSMENT;
+  const checks = status.concat(more, userChecks(step));
   let worst: Check | null = null;
   for (let i = 0; i < checks.length; i++) {
     const c = checks[i];
     if (c.info) continue;
     if (worst === null || c.value < worst.value) worst = c;
   }
-  return { step, checks, score: worst === null ? null : worst.value, worst, duplicateOf: null };
+  return { checks, score: worst === null ? null : worst.value, worst, duplicateOf: null };
 }
 
 /** The step's check of that name (a loop, not .find: this runs for every step of large runs). */
@@ -145,18 +151,19 @@ export function assessRun(detail: RunDetail, ctx: ScoringContext): StepAssessmen
 // The checks of a step that only ended fine, shared by all such steps (most of a large run).
 let okOnly: Score[] | null = null;
 
-export function healthOf(a: StepAssessment): StepHealth {
+/** The health of `step`, whose assessment is `a`. */
+export function healthOf(a: StepAssessment, step: Step): StepHealth {
   const onlyOk = a.checks.length === 1 && a.checks[0] === STATUS_OK;
   return {
-    step_id: a.step.step_id,
-    name: a.step.name,
-    type: a.step.type,
-    index: a.step.index,
+    step_id: step.step_id,
+    name: step.name,
+    type: step.type,
+    index: step.index,
     score: a.score === null ? null : Math.round(a.score * 1000) / 1000,
     checks: onlyOk ? (okOnly ??= Object.freeze([toScore(STATUS_OK)]) as Score[]) : a.checks.map(toScore),
   };
 }
 
 export function scoreRun(detail: RunDetail, ctx: ScoringContext): StepHealth[] {
-  return assessRun(detail, ctx).map(healthOf);
+  return assessRun(detail, ctx).map((a, i) => healthOf(a, detail.steps[i]));
 }
