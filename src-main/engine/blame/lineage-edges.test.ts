@@ -80,6 +80,6 @@ describe('lineage edges for the UI graph', () => {
     const lin = inferLineage(g, DEFAULT_SETTINGS);
     const dunmore = [...lin.outHashesOf(2)].find((h) => !lin.inHashesOf(2).has(h) && lin.outHashesOf(1).has(h))!;
     expect(lin.firstSeen.get(dunmore, -2)).toBe(2);
-    expect(lin.outProducers[1]).toEqual([2]);
+    expect(lin.outProducers.of(1)).toEqual([2]);
   });
 });

@@ -20,7 +20,7 @@ import type { Settings } from '../scoring/settings';
 import { isEmptyPayload, isObj, jsonText, llmText } from '../text/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
-import { StepLists, StepListsBuilder } from './step-lists';
+import { StepLists, StepListsBuilder, stepListsOf } from './step-lists';
 import { StringIndex } from './string-index';
 import { ValueIndex } from './value-index';
 import { WordStartSet } from './word-start-set';
@@ -54,10 +54,10 @@ interface LineageEdgeList {
 export interface Lineage {
   /** The earlier steps whose outputs fed each step's input (RUN_INPUT for the run's input), ascending. */
   inProducers: StepLists;
-  /** The children whose outputs fed each parent's output (only parents have any: an array per step is fine). */
-  outProducers: number[][];
-  /** True when a step's input matched nothing and is taken to come from its parent's input. */
-  fromParent: boolean[];
+  /** The children whose outputs fed each parent's output, ascending. */
+  outProducers: StepLists;
+  /** 1 when a step's input matched nothing and is taken to come from its parent's input. */
+  fromParent: Uint8Array;
   /** Who consumed each step's output, ascending. */
   consumers: StepLists;
   /** Word-sequence hashes of each step's input and output (see scanJson). */
@@ -223,7 +223,7 @@ function walkInTimeOrder(g: RunGraph, start: (p: number) => void, end: (q: numbe
 }
 
 /** The reverse of the producer lists: who consumed each step's output, each list ascending. */
-function consumersOf(n: number, inProducers: StepLists, outProducers: number[][]): StepLists {
+function consumersOf(n: number, inProducers: StepLists, outProducers: StepLists): StepLists {
   // Counted first, then filled in consumer order: two passes, no array per step.
   const start = new Int32Array(n + 1);
   for (let p = 0; p < n; p++) {
@@ -231,7 +231,7 @@ function consumersOf(n: number, inProducers: StepLists, outProducers: number[][]
       const q = inProducers.at(p, i);
       if (q >= 0) start[q + 1]++;
     }
-    for (const q of outProducers[p]) start[q + 1]++;
+    for (let i = 0, k = outProducers.count(p); i < k; i++) start[outProducers.at(p, i) + 1]++;
   }
   for (let q = 0; q < n; q++) start[q + 1] += start[q];
   const items = new Int32Array(start[n]);
@@ -241,7 +241,7 @@ function consumersOf(n: number, inProducers: StepLists, outProducers: number[][]
       const q = inProducers.at(p, i);
       if (q >= 0) items[fill[q]++] = p;
     }
-    for (const q of outProducers[p]) items[fill[q]++] = p;
+    for (let i = 0, k = outProducers.count(p); i < k; i++) items[fill[outProducers.at(p, i)]++] = p;
   }
   return new StepLists(start, items);
 }
@@ -295,11 +295,10 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const n = g.steps.length;
   const L = settings.lineage;
   const maxChars = L.max_tokens_per_field * 8;
-  // Steps without producers share one empty list (never pushed to).
-  const NONE: number[] = [];
   const inProducers = new StepListsBuilder(n);
-  const outProducers: number[][] = new Array(n).fill(NONE);
-  const fromParent: boolean[] = new Array(n).fill(false);
+  // Only parents have output producers: a map, not an array of 100,000 mostly empty lists (run-graph.ts says why).
+  const outProducers = new Map<number, number[]>();
+  const fromParent = new Uint8Array(n);
   const inHash = new Uint32Array(n);
   const outHash = new Uint32Array(n);
   // Sized for a couple of distinct values and shingles per step; they grow as needed. Each value's latest
@@ -405,7 +404,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     for (let i = 0; i < pickCount; i++) inProducers.add(pickIds[i]);
     inProducers.sortOpen(p);
     for (let i = 0; i < pickCount; i++) if (pickIds[i] >= 0) addEdge(pickIds[i], p, pickBits[i], pickW[i]);
-    if (pickCount === 0 && parentKey >= 0) fromParent[p] = true;
+    if (pickCount === 0 && parentKey >= 0) fromParent[p] = 1;
   };
 
   const end = (q: number): void => {
@@ -442,7 +441,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
           }
         }
       }
-      outProducers[q] = fromKids;
+      outProducers.set(q, fromKids);
     }
     for (let i = 0; i < vn; i++) {
       const at = values.insert(vh[i]);
@@ -476,10 +475,11 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
 
   walkInTimeOrder(g, start, end);
   const inLists = inProducers.done();
-  const consumers = consumersOf(n, inLists, outProducers);
+  const outLists = stepListsOf(n, outProducers);
+  const consumers = consumersOf(n, inLists, outLists);
   const lin: Lineage = {
     inProducers: inLists,
-    outProducers,
+    outProducers: outLists,
     fromParent,
     consumers,
     inHash,
@@ -566,7 +566,7 @@ function findFinalProducer(g: RunGraph, lin: Lineage): number {
   }
   let cur = root;
   for (let guard = 0; guard < 1000; guard++) {
-    const next = lin.outProducers[cur].filter((c) => g.parent[c] === cur);
+    const next = lin.outProducers.of(cur).filter((c) => g.parent[c] === cur);
     if (next.length === 0) break;
     const c = next[next.length - 1];
     if (lin.outHash[c] !== lin.outHash[cur] && g.steps[c].type !== 'llm') break;
@@ -587,13 +587,16 @@ export function upstreamOf(g: RunGraph, lin: Lineage, from: number, limit = Numb
     if (lin.fromParent[p] && g.parent[p] >= 0) pushInputs(g.parent[p]);
   };
   pushInputs(from);
-  for (const q of lin.outProducers[from]) stack.push(q);
+  for (let i = 0, k = lin.outProducers.count(from); i < k; i++) stack.push(lin.outProducers.at(from, i));
   while (stack.length > 0 && seen.size < limit) {
     const q = stack.pop()!;
     if (seen.has(q) || q === from) continue;
     seen.add(q);
     pushInputs(q);
-    for (const c of lin.outProducers[q]) if (!seen.has(c)) stack.push(c);
+    for (let i = 0, k = lin.outProducers.count(q); i < k; i++) {
+      const c = lin.outProducers.at(q, i);
+      if (!seen.has(c)) stack.push(c);
+    }
   }
   return seen;
 }

@@ -75,3 +75,13 @@ export class StepListsBuilder {
     return new StepLists(this.start, this.items.subarray(0, this.count));
   }
 }
+
+/** StepLists from the few steps that have a list (the others get empty ones). */
+export function stepListsOf(steps: number, lists: Map<number, number[]>): StepLists {
+  const start = new Int32Array(steps + 1);
+  for (const [p, list] of lists) start[p + 1] = list.length;
+  for (let p = 0; p < steps; p++) start[p + 1] += start[p];
+  const items = new Int32Array(start[steps]);
+  for (const [p, list] of lists) items.set(list, start[p]);
+  return new StepLists(start, items);
+}
