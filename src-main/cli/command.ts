@@ -12,6 +12,11 @@ export interface CommandContext {
   engine(opts?: { watch?: boolean }): Engine;
   out(text: string): void;
   err(text: string): void;
+  /**
+   * A status line that replaces the previous one (null clears it): shown on a
+   * terminal's stderr only, so pipes, logs and --json output never hold it.
+   */
+  progress(text: string | null): void;
   json(value: unknown): void;
 }
 

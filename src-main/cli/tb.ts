@@ -60,6 +60,22 @@ const FS_REASONS: Record<string, string> = {
   EROFS: 'read-only file system',
 };
 
+let progressShown = false;
+
+/** On a terminal, one status line on stderr, rewritten in place and cut to the terminal's width. */
+function showProgress(text: string): void {
+  if (!process.stderr.isTTY) return;
+  const width = Math.max(20, (process.stderr.columns ?? 80) - 1);
+  process.stderr.write(`\r\x1b[2K${[...text].slice(0, width).join('')}`);
+  progressShown = true;
+}
+
+function clearProgress(): void {
+  if (!progressShown) return;
+  process.stderr.write('\r\x1b[2K');
+  progressShown = false;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
@@ -87,7 +103,11 @@ export async function main(argv: string[]): Promise<number> {
         return engine;
       },
       out: (t) => process.stdout.write(t + '\n'),
-      err: (t) => process.stderr.write(t + '\n'),
+      err: (t) => {
+        clearProgress();
+        process.stderr.write(t + '\n');
+      },
+      progress: (t) => (t === null ? clearProgress() : showProgress(t)),
       json: (v) => process.stdout.write(JSON.stringify(v, null, 2) + '\n'),
     };
     return await command.run(ctx);
@@ -113,6 +133,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`tb ${name}: unexpected error: ${(err as Error).stack ?? err}\n`);
     return EXIT_BAD_INPUT;
   } finally {
+    clearProgress();
     await (engine as Engine | null)?.close();
   }
 }

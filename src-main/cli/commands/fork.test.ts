@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseArgs, UsageError } from '../args';
-import type { Command, CommandContext } from '../command';
-import { CliFailure } from '../unwrap';
+import type { Command } from '../command';
+import { runCommand } from '../../../test/support/run-command';
 import { createEngine, type Engine } from '../../engine/create-engine';
 import { recordStubRun } from '../../../test/support/stub-home';
 import type { ExperimentDetail, ExperimentProgress, ExperimentSummary, TrialSummary } from '../../../src-shared/experiments';
@@ -23,28 +22,7 @@ beforeAll(() => {
 afterAll(() => engine.close());
 
 /** Runs a command as `tb` does: usage errors and engine failures become exit codes. */
-async function tb(command: Command, argv: string[]): Promise<{ code: number; stdout: string[]; stderr: string[]; json: unknown }> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  let json: unknown;
-  try {
-    const ctx: CommandContext = {
-      args: parseArgs(argv, command.flags),
-      engine: () => engine,
-      out: (t) => stdout.push(t),
-      err: (t) => stderr.push(t),
-      json: (v) => {
-        json = v;
-        stdout.push(JSON.stringify(v));
-      },
-    };
-    return { code: await command.run(ctx), stdout, stderr, json };
-  } catch (err) {
-    if (err instanceof UsageError) return { code: 2, stdout, stderr: [...stderr, err.message], json };
-    if (err instanceof CliFailure) return { code: err.exitCode, stdout, stderr: [...stderr, err.message], json };
-    throw err;
-  }
-}
+const tb = (command: Command, argv: string[]) => runCommand(engine, command, argv);
 
 describe('tb fork, tb experiments, tb experiment', () => {
   it('refuses with exit 2, naming the command, until the user approves it', async () => {

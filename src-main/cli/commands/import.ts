@@ -3,6 +3,18 @@ import { EXIT_BAD_INPUT, EXIT_OK } from '../command';
 import { UsageError } from '../args';
 import { callEngine } from '../unwrap';
 import { safeLine } from '../format-text';
+import type { ApiEvents } from '../../../src-shared/api';
+
+/** Status lines at most this often: a big file reports progress every few thousand spans. */
+const PROGRESS_EVERY_MS = 100;
+
+/** "importing big.json: reading spans 41% (190 of 463 MB)": what the engine reports of a big file's import. */
+export function importProgressLine(p: ApiEvents['import-progress']): string {
+  const pct = p.bytesTotal > 0 ? Math.floor((100 * p.bytesDone) / p.bytesTotal) : 0;
+  const mb = (b: number) => (b / 1e6).toFixed(b < 10e6 ? 1 : 0);
+  const what = p.phase === 'index' ? 'reading spans' : 'storing steps';
+  return `importing ${safeLine(p.file)}: ${what} ${pct}% (${mb(p.bytesDone)} of ${mb(p.bytesTotal)} MB)`;
+}
 
 export const importCommand: Command = {
   name: 'import',
@@ -11,7 +23,20 @@ export const importCommand: Command = {
   flags: {},
   async run(ctx) {
     if (ctx.args.positional.length === 0) throw new UsageError('needs at least one file or folder');
-    const report = await callEngine(ctx.engine(), 'importPaths', { paths: ctx.args.positional });
+    const engine = ctx.engine();
+    let shownAt = -Infinity;
+    const unsubscribe = engine.events.subscribe((event, payload) => {
+      if (event !== 'import-progress' || performance.now() - shownAt < PROGRESS_EVERY_MS) return;
+      shownAt = performance.now();
+      ctx.progress(importProgressLine(payload as ApiEvents['import-progress']));
+    });
+    let report;
+    try {
+      report = await callEngine(engine, 'importPaths', { paths: ctx.args.positional });
+    } finally {
+      unsubscribe();
+      ctx.progress(null);
+    }
     const failed = report.errors.some((e) => e.level === 'error');
     if (ctx.args.booleans.has('json')) ctx.json(report);
     else {
