@@ -65,7 +65,7 @@ let progressShown = false;
 /** On a terminal, one status line on stderr, rewritten in place and cut to the terminal's width. */
 function showProgress(text: string): void {
   if (!process.stderr.isTTY) return;
-  const width = Math.max(20, (process.stderr.columns ?? 80) - 1);
+  const width = Math.max(20, (process.stderr.columns || 80) - 1);
   process.stderr.write(`\r\x1b[2K${[...text].slice(0, width).join('')}`);
   progressShown = true;
 }

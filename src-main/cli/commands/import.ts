@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Command } from '../command';
 import { EXIT_BAD_INPUT, EXIT_OK } from '../command';
 import { UsageError } from '../args';
@@ -8,12 +9,12 @@ import type { ApiEvents } from '../../../src-shared/api';
 /** Status lines at most this often: a big file reports progress every few thousand spans. */
 const PROGRESS_EVERY_MS = 100;
 
-/** "importing big.json: reading spans 41% (190 of 463 MB)": what the engine reports of a big file's import. */
+/** "importing big.json: reading spans 41% (190 of 463 MB)": what the engine reports of a big file's import (the file's name: the line is one terminal row). */
 export function importProgressLine(p: ApiEvents['import-progress']): string {
   const pct = p.bytesTotal > 0 ? Math.floor((100 * p.bytesDone) / p.bytesTotal) : 0;
   const mb = (b: number) => (b / 1e6).toFixed(b < 10e6 ? 1 : 0);
   const what = p.phase === 'index' ? 'reading spans' : 'storing steps';
-  return `importing ${safeLine(p.file)}: ${what} ${pct}% (${mb(p.bytesDone)} of ${mb(p.bytesTotal)} MB)`;
+  return `importing ${safeLine(path.basename(p.file))}: ${what} ${pct}% (${mb(p.bytesDone)} of ${mb(p.bytesTotal)} MB)`;
 }
 
 export const importCommand: Command = {
