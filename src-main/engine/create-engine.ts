@@ -133,6 +133,11 @@ export function createEngine(opts: EngineOptions = {}): Engine {
     ? watchInbox(db, paths.inbox, {
         onRunsChanged: runsChanged,
         onErrors: (errors) => events.emit('import-errors', { errors }),
+        onProgress: (p) => events.emit('import-progress', p),
+        track: (controller) => {
+          imports.add(controller);
+          return () => imports.delete(controller);
+        },
       })
     : null;
 

@@ -11,6 +11,9 @@ import path from 'node:path';
 import { openDatabase, type Db } from '../store/open-database';
 import { watchInbox } from './watch-inbox';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
+import { exportOtlp } from './foreign/index';
+import { foldRecords } from './native/fold-records';
+import type { ImportError } from '../../../src-shared/model';
 
 vi.mock('chokidar', async (importOriginal) => {
   const real = await importOriginal<typeof import('chokidar')>();
@@ -74,4 +77,48 @@ describe('watchInbox without change events', () => {
       vi.useRealTimers();
     }
   });
+});
+
+describe('watchInbox and cancelling', () => {
+  it('a big file\'s import reports progress and stops when cancelled; the file waits until it changes', async () => {
+    const changed: string[] = [];
+    const errors: ImportError[] = [];
+    const phases = new Set<string>();
+    const controllers: AbortController[] = [];
+    let cancelled = false;
+    const w = watchInbox(db, path.join(dir, 'inbox'), {
+      onRunsChanged: (ids) => changed.push(...ids),
+      onErrors: (e) => errors.push(...e),
+      onProgress: (p) => {
+        phases.add(p.phase);
+        // The user cancels once the spans are being stored (the first import only).
+        if (p.phase === 'write' && p.bytesDone > 0 && !cancelled) {
+          cancelled = true;
+          controllers.forEach((c) => c.abort());
+        }
+      },
+      track: (c) => {
+        controllers.push(c);
+        return () => controllers.splice(controllers.indexOf(c), 1);
+      },
+    });
+    await w.ready;
+    const file = path.join(dir, 'inbox', 'big.json');
+    fs.writeFileSync(file, JSON.stringify(exportOtlp(foldRecords(syntheticRunRecords({ runId: 'big', steps: 12_000 }))[0])));
+    await expect.poll(() => errors.some((e) => e.message.includes('import cancelled')), { timeout: 20_000 }).toBe(true);
+    await w.idle();
+    expect(phases).toEqual(new Set(['index', 'write']));
+    const stored = () => (db.prepare("SELECT COUNT(*) AS n FROM steps WHERE run_id = 'big'").get() as { n: number }).n;
+    const partial = stored();
+    expect(partial).toBeLessThan(12_000);
+    // The look-agains after an import do not start it over.
+    await new Promise((r) => setTimeout(r, 2500));
+    await w.idle();
+    expect(stored()).toBe(partial);
+    expect(controllers).toEqual([]);
+    // Changed, it is imported whole.
+    fs.appendFileSync(file, '\n');
+    await expect.poll(stored, { timeout: 20_000 }).toBe(12_000);
+    await w.close();
+  }, 40_000);
 });

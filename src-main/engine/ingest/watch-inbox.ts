@@ -16,6 +16,7 @@ import type { ImportError } from '../../../src-shared/model';
 import type { Db } from '../store/open-database';
 import { recordErrors } from './import-file';
 import { importFileAsync } from './import-file-async';
+import type { ImportProgress } from './otlp/otlp-stream-import';
 
 export const TRACE_FILE = /\.(jsonl|ndjson|json)$/i;
 
@@ -30,6 +31,13 @@ export interface InboxWatcher {
 export interface WatchCallbacks {
   onRunsChanged(runIds: string[]): void;
   onErrors(errors: ImportError[]): void;
+  /** How far a big file's import has got (files the engine streams: OTLP/JSON of 4 MB or more). */
+  onProgress?(progress: ImportProgress): void;
+  /**
+   * Each import's controller, for the engine's cancelImport; returns the call
+   * that forgets it. A cancelled file is not imported again until it changes.
+   */
+  track?(controller: AbortController): () => void;
 }
 
 /** After an import, when the file is looked at again (ms). */
@@ -80,7 +88,14 @@ export function watchInbox(db: Db, inbox: string, cb: WatchCallbacks): InboxWatc
       for (const ms of RECHECK_AFTER_MS) later(ms, () => changedSinceImport(file) && enqueue(file));
       try {
         // A big OTLP/JSON file streams with turns to the event loop, so API calls are answered meanwhile.
-        const r = await importFileAsync(db, file);
+        const controller = new AbortController();
+        const untrack = cb.track?.(controller);
+        let r;
+        try {
+          r = await importFileAsync(db, file, { signal: controller.signal, onProgress: cb.onProgress });
+        } finally {
+          untrack?.();
+        }
         if (r.changedRuns.length) cb.onRunsChanged(r.changedRuns);
         if (r.newErrors.length) cb.onErrors(r.newErrors);
       } catch (err) {
