@@ -57,6 +57,22 @@ export class IntMap {
     this.cells[i + 1] = value;
   }
 
+  /** Adds `delta` to the value of `key` (0 when absent) in one probe; returns the new value. */
+  add(key: number, delta: number): number {
+    const stored = key + 1;
+    let i = this.slot(stored);
+    if (this.cells[i] !== stored) {
+      if ((this.count + 1) * 2 > this.mask + 1) {
+        this.grow();
+        i = this.slot(stored);
+      }
+      this.cells[i] = stored;
+      this.cells[i + 1] = 0;
+      this.count++;
+    }
+    return (this.cells[i + 1] += delta);
+  }
+
   private grow(): void {
     const old = this.cells;
     this.cells = new Int32Array(old.length * 2);

@@ -48,7 +48,7 @@ export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopIn
       const s = g.steps[c];
       const f = (Math.imul(nameHash(s.type, s.name), 31) + (s.type === 'llm' ? lin.outHash[c] : lin.inHash[c])) & 0x3fffffff;
       prints[i] = f;
-      counts.set(f, counts.get(f, 0) + 1);
+      counts.add(f, 1);
     }
     const lists = new Map<number, number[]>();
     for (let i = 0; i < kids.length; i++) {

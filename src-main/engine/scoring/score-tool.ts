@@ -44,6 +44,12 @@ function embeddedFailure(text: string): { quote: string; why: string } | null {
   return null;
 }
 
+// Fields that say how a call ended, by kind; module constants, not literals, so that checking every tool
+// step of a large run makes no array (nor, with index loops, an iterator result) per step.
+const EXIT_KEYS = ['exit_code', 'exitCode', 'returncode', 'return_code'];
+const TEXT_KEYS = ['stderr', 'stdout', 'output', 'result'];
+const HTTP_KEYS = ['status_code', 'statusCode', 'http_status'];
+
 /** What about this payload says "failure", with the text to quote; null when nothing does. */
 export function errorShapeOf(output: Json | null): { hard: boolean; quote: string; why: string } | null {
   if (typeof output === 'string') {
@@ -54,7 +60,8 @@ export function errorShapeOf(output: Json | null): { hard: boolean; quote: strin
     return null;
   }
   if (!isObj(output)) return null;
-  for (const k of ERROR_KEYS) {
+  for (let i = 0; i < ERROR_KEYS.length; i++) {
+    const k = ERROR_KEYS[i];
     const v = output[k];
     const present = typeof v === 'string' ? v.trim() !== '' : Array.isArray(v) ? v.length > 0 : v === true || isObj(v);
     if (present) {
@@ -66,16 +73,18 @@ export function errorShapeOf(output: Json | null): { hard: boolean; quote: strin
   if (typeof output.status === 'string' && FAILED_STATUS.has(output.status.toLowerCase())) {
     return { hard: true, quote: output.status, why: `the payload's status is "${output.status}"` };
   }
-  for (const k of ['exit_code', 'exitCode', 'returncode', 'return_code']) {
+  for (let i = 0; i < EXIT_KEYS.length; i++) {
+    const k = EXIT_KEYS[i];
     const v = output[k];
     if (typeof v === 'number' && v !== 0) return { hard: true, quote: String(v), why: `the payload's ${k} is ${v}` };
   }
-  for (const k of ['stderr', 'stdout', 'output', 'result']) {
-    const v = output[k];
+  for (let i = 0; i < TEXT_KEYS.length; i++) {
+    const v = output[TEXT_KEYS[i]];
     const embedded = typeof v === 'string' ? embeddedFailure(v) : null;
     if (embedded) return { hard: true, ...embedded };
   }
-  for (const k of ['status_code', 'statusCode', 'http_status']) {
+  for (let i = 0; i < HTTP_KEYS.length; i++) {
+    const k = HTTP_KEYS[i];
     const v = output[k];
     if (typeof v === 'number' && v >= 400) return { hard: true, quote: String(v), why: `the payload's ${k} is ${v}` };
   }
