@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { callApi, expect, runRows, screenshot, test } from './fixtures';
 import { writeTrace } from './trace-writer';
+import { exportOtlp } from '../src-main/engine/ingest/foreign/index';
+import { foldRecords } from '../src-main/engine/ingest/native/fold-records';
+import { syntheticRunRecords } from '../test/support/synthetic-trace';
 
 test('an engineer opens the UI and sees the demo runs, healthy and failing', async ({ app, tb }) => {
   const runs = await callApi(tb, 'listRuns', {});
@@ -107,4 +110,24 @@ test('a broken trace file shows up as an import problem with its file and line',
   await banner.getByRole('button').first().click();
   await expect(banner).toContainText('broken-run.jsonl:2');
   await screenshot(app, 'runs-import-errors');
+});
+
+test('a big OTLP file dropped into the inbox shows how far its import has got, and Cancel stops it', async ({ app, tb }) => {
+  await expect(runRows(app).first()).toBeVisible();
+  // About 30 MB: read twice and stored over a few seconds, long enough to watch and to cancel.
+  const otlp = exportOtlp(foldRecords(syntheticRunRecords({ runId: 'big-otlp-import', steps: 30_000 }))[0]);
+  const staged = path.join(tb.home, 'big-otlp.json');
+  fs.writeFileSync(staged, JSON.stringify(otlp));
+  // Renamed in, so the watcher sees the whole file at once.
+  fs.renameSync(staged, path.join(tb.inbox, 'big-otlp.json'));
+  const banner = app.getByRole('region', { name: 'Import in progress' });
+  await expect(banner).toContainText(/Importing big-otlp\.json: (reading spans|storing steps) \d+% \(/, { timeout: 30_000 });
+  await expect(banner.getByRole('progressbar', { name: 'Import progress' })).toBeVisible();
+  await screenshot(app, 'runs-import-progress');
+  await banner.getByRole('button', { name: 'Cancel' }).click();
+  await expect(banner).toBeHidden({ timeout: 15_000 });
+  const problems = app.getByRole('region', { name: 'Import problems' });
+  await problems.getByRole('button').first().click();
+  await expect(problems).toContainText('import cancelled at byte');
+  await screenshot(app, 'runs-import-cancelled');
 });

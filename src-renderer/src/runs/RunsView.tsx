@@ -4,6 +4,7 @@ import { useEngineQuery } from '../api/use-engine-query';
 import { RUN_SORTS, type Route, type RunSort } from '../state/route';
 import { act, openDiff, setRunsQuery, useUi } from '../state/ui-store';
 import { ImportErrorsBanner } from './ImportErrorsBanner';
+import { ImportProgressBanner } from './ImportProgressBanner';
 import { EmptyRuns } from './EmptyRuns';
 import { RunList } from './RunList';
 import { RunTimeline } from './RunTimeline';
@@ -93,6 +94,7 @@ export function RunsView({ route }: { route: Extract<Route, { view: 'runs' }> })
           Compare {comparePick.length}/2
         </button>
       </div>
+      <ImportProgressBanner />
       <ImportErrorsBanner />
       {runs.error && <ErrorNote error={runs.error} />}
       {runs.data && sorted.length === 0 && (
