@@ -4,7 +4,7 @@
  * measures in headless Chromium:
  *  - click on the run → its first view (waterfall or graph) and the step list
  *    painted: goal ≤ 1 s for 10,000 steps, ≤ 1.5 s (issue 14) and ≤ 3 s (issue 13)
- *    for 100,000; BENCH_UI_SIZES=1000000 also opens a 1,000,000-step run (no goal);
+ *    for 100,000; BENCH_UI_SIZES=1000000 also opens a 1,000,000-step run (no goal); BENCH_UI_OUTPUT_BYTES=1000 pads every output to ~1 kB;
  *  - the 100,000-step run fully expanded (Expand all: 100,000 rows), scripted
  *    scrolling of the waterfall and of the step list, frames counted with
  *    requestAnimationFrame: goal ≥ 50 fps;
@@ -192,9 +192,11 @@ export async function benchUi(): Promise<{ lines: string[] }> {
   const traces = path.join(home, 'generated');
   // BENCH_UI_SIZES=100000 measures one size only (a quicker loop while tuning).
   const sizes = (process.env.BENCH_UI_SIZES ?? '10000,100000').split(',').map(Number);
+  // BENCH_UI_OUTPUT_BYTES=1000: every step's output padded to ~1 kB, as recorded prompts and answers weigh.
+  const outputBytes = Number(process.env.BENCH_UI_OUTPUT_BYTES ?? 0);
   const runIds: Record<number, string> = {};
   for (const n of sizes) {
-    const { file, runId } = writeTrace(traces, loopRunSpec(`bench-${n}`, n, `bench-${n}-steps`));
+    const { file, runId } = writeTrace(traces, loopRunSpec(`bench-${n}`, n, `bench-${n}-steps`, outputBytes));
     runIds[n] = runId;
     const t = Date.now();
     tb(home, ['import', file]);
@@ -219,7 +221,7 @@ export async function benchUi(): Promise<{ lines: string[] }> {
       const rows = await page.locator('.step-row').count();
       const select = await selectStepTimed(page);
       const expand = await expandTimed(page);
-      const label = `${n.toLocaleString('en-US')}-step run`;
+      const label = `${n.toLocaleString('en-US')}-step run${outputBytes ? ` (outputs of ~${outputBytes} B)` : ''}`;
       if (n <= WHOLE_RUN_BASELINE_MAX) {
         const engine = await getRunTimed(server, runIds[n]);
         lines.push(`${label}: engine getRun over HTTP (read and parsed in Node, no browser) ${Math.round(engine.ms)} ms for ${engine.mb.toFixed(1)} MB of JSON`);

@@ -82,7 +82,9 @@ export function writeTrace(dir: string, spec: RunSpec): { file: string; runId: s
 }
 
 /** A run shaped like an agent loop: root → `loops` iterations → `perLoop` steps each. */
-export function loopRunSpec(pipeline: string, totalSteps: number, runId?: string): RunSpec {
+/** `outputBytes`: each step's output padded to about this many characters (what a recorded prompt or answer weighs). */
+export function loopRunSpec(pipeline: string, totalSteps: number, runId?: string, outputBytes = 0): RunSpec {
+  const pad = outputBytes > 0 ? ' ' + 'the model wrote this sentence. '.repeat(Math.ceil(outputBytes / 31)).slice(0, outputBytes) : '';
   const perLoop = 49;
   const loops = Math.max(1, Math.ceil((totalSteps - 1) / (perLoop + 1)));
   const steps: StepSpec[] = [{ id: 'root', parent: null, name: 'agent', type: 'agent', input: { task: 'answer the question' } }];
@@ -99,7 +101,7 @@ export function loopRunSpec(pipeline: string, totalSteps: number, runId?: string
         name: `${type}-${j % 7}`,
         type,
         input: { iteration: i, query: `lookup ${i}-${j}` },
-        output: { text: `result ${i}-${j}` },
+        output: { text: `result ${i}-${j}${pad}` },
         durationMs: 1 + ((i * 31 + j * 17) % 40),
       });
     }
