@@ -162,6 +162,15 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
   const g = w.graph;
   const asserted = ctx.asserted === true;
   const detection = detectFailure({ ...w, asserted });
+  // The parts with an entry per step (or per edge) are made last, just before the result is returned: made
+  // first, 100,000 step scores lived through every scavenge of the rules (copied, then promoted); made last,
+  // they are young when the caller gets them. The keys stay in place here so the result's key order is kept.
+  const finished = (r: BlameResult): BlameResult => {
+    r.step_scores = w.assess.map((a, i) => healthOf(a, g.steps[i]));
+    // Lineage for every run, healthy ones too: the UI draws it.
+    r.lineage_edges = lineageEdges(g, w.lineage);
+    return r;
+  };
   const result: BlameResult = {
     run_id: detail.run.run_id,
     healthy: true,
@@ -172,15 +181,14 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
     co_blamed: [],
     symptoms: [],
     lineage_path: [],
-    step_scores: w.assess.map((a, i) => healthOf(a, g.steps[i])),
+    step_scores: [],
     recovered: [...w.recovered.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([p, r]) => ({ step_id: g.steps[p].step_id, name: g.steps[p].name, by: r.by === null ? null : g.steps[r.by].step_id, reason: r.reason })),
     loops: [],
-    // Lineage for every run, healthy ones too: the UI draws it.
-    lineage_edges: lineageEdges(g, w.lineage),
+    lineage_edges: [],
   };
-  if (detection.status !== 'failed') return result;
+  if (detection.status !== 'failed') return finished(result);
 
   result.loops = w.loops.map((l) => ({
     parent_id: l.parent >= 0 ? g.steps[l.parent].step_id : null,
@@ -241,5 +249,5 @@ export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
     const path = w.lineage.finalProducer >= 0 ? forwardPath(g, w.lineage, top.pos, w.lineage.finalProducer) : null;
     result.lineage_path = (path ?? [top.pos]).map((p) => g.steps[p].step_id);
   }
-  return result;
+  return finished(result);
 }
