@@ -44,21 +44,16 @@ export class IntMap {
   }
 
   set(key: number, value: number): void {
-    const stored = key + 1;
-    let i = this.slot(stored);
-    if (this.cells[i] !== stored) {
-      if ((this.count + 1) * 2 > this.mask + 1) {
-        this.grow();
-        i = this.slot(stored);
-      }
-      this.cells[i] = stored;
-      this.count++;
-    }
-    this.cells[i + 1] = value;
+    this.cells[this.claim(key) + 1] = value;
   }
 
   /** Adds `delta` to the value of `key` (0 when absent) in one probe; returns the new value. */
   add(key: number, delta: number): number {
+    return (this.cells[this.claim(key) + 1] += delta);
+  }
+
+  /** The cell of `key`, taken (value 0) when absent, growing the table first if it would be over half full. */
+  private claim(key: number): number {
     const stored = key + 1;
     let i = this.slot(stored);
     if (this.cells[i] !== stored) {
@@ -70,7 +65,7 @@ export class IntMap {
       this.cells[i + 1] = 0;
       this.count++;
     }
-    return (this.cells[i + 1] += delta);
+    return i;
   }
 
   private grow(): void {

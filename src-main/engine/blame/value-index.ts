@@ -26,37 +26,31 @@ export class ValueIndex {
     this.mask = cap - 1;
   }
 
-  /** Index of the first cell of `key`'s slot, or -1. */
-  private find(key: number): number {
-    const stored = key + 1;
+  /** The slot holding `stored` (key + 1), or the empty slot where it would go. */
+  private probe(stored: number): number {
     const cells = this.cells;
     // Fibonacci hashing spreads keys that differ only in low bits (as IntMap).
     let i = (Math.imul(stored, 0x9e3779b1) >>> 7) & this.mask;
-    for (;;) {
-      const c = cells[i * CELLS];
-      if (c === stored) return i * CELLS;
-      if (c === EMPTY) return -1;
-      i = (i + 1) & this.mask;
-    }
+    while (cells[i * CELLS] !== EMPTY && cells[i * CELLS] !== stored) i = (i + 1) & this.mask;
+    return i;
+  }
+
+  /** Index of the first cell of `key`'s slot, or -1. */
+  private find(key: number): number {
+    const at = this.probe(key + 1) * CELLS;
+    return this.cells[at] === key + 1 ? at : -1;
   }
 
   /** Index of the first cell of `key`'s slot, made (with `missing` facts) if absent. Valid until the next insert. */
   insert(key: number): number {
     const stored = key + 1;
-    let cells = this.cells;
-    let i = (Math.imul(stored, 0x9e3779b1) >>> 7) & this.mask;
-    for (;;) {
-      const c = cells[i * CELLS];
-      if (c === stored) return i * CELLS;
-      if (c === EMPTY) break;
-      i = (i + 1) & this.mask;
-    }
+    let i = this.probe(stored);
+    if (this.cells[i * CELLS] === stored) return i * CELLS;
     if ((this.count + 1) * 2 > this.mask + 1) {
       this.grow();
-      cells = this.cells;
-      i = (Math.imul(stored, 0x9e3779b1) >>> 7) & this.mask;
-      while (cells[i * CELLS] !== EMPTY) i = (i + 1) & this.mask;
+      i = this.probe(stored);
     }
+    const cells = this.cells;
     const at = i * CELLS;
     cells[at] = stored;
     cells[at + 1] = this.missing;
