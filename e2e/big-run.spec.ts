@@ -16,6 +16,12 @@ test('a run too big to ship whole opens from its skeleton, and the selected step
   // The payload arrives on its own: the panel shows the step's own recorded values.
   const query = (payload.input as { query: string }).query;
   await expect(panel.getByText(query, { exact: false }).first()).toBeVisible();
+  // Its blame lists it as "every check passed" by id only; the panel asks for its checks and lists them.
+  const [scored] = await callApi(tb, 'getStepScores', { runId, stepIds: [payload.step_id] });
+  expect(scored.checks.length).toBeGreaterThan(0);
+  const scores = panel.getByTestId('step-scores');
+  await expect(scores.locator('.checks li')).toHaveCount(scored.checks.length, { timeout: 30_000 });
+  await expect(scores).toContainText(scored.checks[0].name);
   await screenshot(app, 'big-run-paged');
 
   // Find in run: the skeleton has no outputs, so the engine searches them; the hit is listed and selectable.

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { ImportError, ImportReport, RunDetail, RunSummary } from './model';
 import type { RunSkeleton, StepPayload } from './run-skeleton';
 import type { FindHit } from './find-steps';
-import type { BlameResult, DiffResult } from './analysis';
+import type { BlameResult, DiffResult, StepHealth } from './analysis';
 import { forkEditSchema, oracleSchema } from './experiments';
 import type { BlameConfirmation, ExperimentDetail, ExperimentEstimate, ExperimentProgress, ExperimentSummary } from './experiments';
 import type { ExplainEstimate, Explanation } from './explain';
@@ -62,6 +62,8 @@ export const callSchemas = {
    * ids of steps whose every check passed go to step_scores_passed (for runs read in parts); default 'all'.
    */
   blameRun: z.object({ runId, expected: z.string().max(100_000).optional(), failed: z.boolean().optional(), stepScores: z.enum(['all', 'notable']).optional() }).strict(),
+  /** Every check of the named steps, as the run's blame scored them (a step listed only in step_scores_passed, itemised when its panel opens). */
+  getStepScores: z.object({ runId, stepIds: z.array(z.string().min(1).max(10_000)).min(1).max(1000) }).strict(),
   /** Stores what the user says about a run ("Mark as failed…", optionally with the expected answer); `failed: false` with `clear` removes it. */
   markRun: z
     .object({ runId, failed: z.boolean(), expected: z.string().max(100_000).optional(), note: z.string().max(10_000).optional(), clear: z.boolean().optional() })
@@ -160,6 +162,7 @@ export interface CallResults {
   cancelImport: { cancelled: number };
   listImportErrors: ImportError[];
   blameRun: BlameResult;
+  getStepScores: StepHealth[];
   /** The run's blame after the change. */
   markRun: BlameResult;
   diffRuns: DiffResult;

@@ -125,6 +125,10 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       motifs.learnFromConfirmation(confirmation);
       return confirmation;
     },
+    getStepScores: (a) => {
+      const wanted = new Set(a.stepIds);
+      return analysis.blame(a.runId).step_scores.filter((s) => wanted.has(s.step_id));
+    },
     ...motifs.handlers,
     ...explain.handlers,
   };

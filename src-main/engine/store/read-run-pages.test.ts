@@ -134,4 +134,16 @@ describe('a run read in pages over HTTP', () => {
     expect(JSON.stringify(notable).length).toBeLessThan(JSON.stringify(all).length / 3);
     expect(await call('blameRun', { runId: 'big', stepScores: 'some' })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
   });
+
+  it('the checks of steps listed by id only come on request, exactly as the whole blame scored them', async () => {
+    await setup(400);
+    const all = await value<BlameResult>('blameRun', { runId: 'big' });
+    const notable = await value<BlameResult>('blameRun', { runId: 'big', stepScores: 'notable' });
+    const ids = [...notable.step_scores_passed!.slice(0, 3), 's7', 'no-such-step'];
+    const scores = await value<BlameResult['step_scores']>('getStepScores', { runId: 'big', stepIds: ids });
+    expect(scores.map((s) => s.step_id).sort()).toEqual(ids.slice(0, 4).sort());
+    for (const s of scores) expect(s).toEqual(all.step_scores.find((a) => a.step_id === s.step_id));
+    expect(scores.find((s) => s.step_id === notable.step_scores_passed![0])!.checks.length).toBeGreaterThan(0);
+    expect(await call('getStepScores', { runId: 'big', stepIds: [] })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+  });
 });

@@ -36,6 +36,7 @@ export function isAffectedBy(name: CallName, args: unknown, runIds: string[]): b
     case 'getStepPayloads':
     case 'findSteps':
     case 'blameRun':
+    case 'getStepScores':
     case 'renderReport':
       return runIds.includes(String(a.runId));
     case 'diffRuns':

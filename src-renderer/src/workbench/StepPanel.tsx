@@ -8,6 +8,7 @@ import { JsonView } from '../common/JsonView';
 import { ContentView } from '../common/ContentView';
 import { ForkFromHereButton } from '../experiments/ForkFromHereButton';
 import { Section } from '../common/Section';
+import { useEngineQuery } from '../api/use-engine-query';
 import { TraceText } from '../common/TraceText';
 import { act, setStepSearch, useUi } from '../state/ui-store';
 import { formatDuration, formatScore } from '../text/format';
@@ -206,7 +207,10 @@ function StepRolePill({ step, blame }: { step: Step; blame?: BlameResult }) {
 }
 
 function ScoresSection({ health, step, blame }: { health: StepHealth | undefined; step: Step; blame?: BlameResult }) {
-  const checks = health?.checks ?? [];
+  // A big run's blame lists steps whose every check passed by id only: their checks come when the panel opens.
+  const unlisted = !health?.checks.length && health?.score === 1 && blame?.step_scores_passed !== undefined;
+  const fetched = useEngineQuery('getStepScores', unlisted ? { runId: step.run_id, stepIds: [step.step_id] } : null);
+  const checks = health?.checks.length ? health.checks : (fetched.data?.[0]?.checks ?? []);
   // A step blame names reads as blamed here too: its scorers' verdict is shown as theirs, not as the step's health.
   const finding = blame ? [...blame.blamed, ...blame.co_blamed].find((b) => b.step_id === step.step_id) : undefined;
   const user = step.user_scores.filter((u) => !checks.some((c) => c.name === u.name && c.source === u.source));
@@ -226,9 +230,9 @@ function ScoresSection({ health, step, blame }: { health: StepHealth | undefined
           Blamed ({finding.rule}, {formatScore(finding.score)}) whatever its scorers said: <TraceText text={finding.reason} truncateAt={400} />
         </p>
       )}
-      {all.length === 0 && health?.score === 1 && blame?.step_scores_passed ? (
+      {all.length === 0 && unlisted ? (
         <span className="muted" data-testid="checks-passed-unlisted">
-          Every check passed. Passing checks are not itemised for a run this big.
+          {fetched.error ? 'Every check passed (they could not be listed).' : 'Every check passed; listing them…'}
         </span>
       ) : all.length === 0 ? (
         <span className="muted">No scorer applied to this step.</span>
