@@ -10,6 +10,7 @@ import { EventHub } from './event-hub';
 import { ensureHome, homePaths, type HomePaths } from './home';
 import { importPathsAsync } from './ingest/import-paths';
 import { watchInbox, type InboxWatcher } from './ingest/watch-inbox';
+import { startIdleCatchUp } from './idle-catch-up';
 import { closeDatabase, openDatabase, type Db } from './store/open-database';
 import { countSteps, getRunDetail, listImportErrors, listRuns, resolveRunId } from './store/read-runs';
 import { importProblemsOfRun } from './store/import-files';
@@ -53,9 +54,14 @@ export function createEngine(opts: EngineOptions = {}): Engine {
   /** Imports in progress (importPaths), for cancelImport. */
   const imports = new Set<AbortController>();
   const analysis = createAnalysis(db, paths);
+  // A long-lived engine builds the derived tables while idle; a one-shot `tb` command leaves them to reads.
+  const idle = opts.watch ? startIdleCatchUp(db) : null;
+  // Runs written while the engine was not running (`tb import`, a migration that dropped the index).
+  idle?.poke();
   const runsChanged = (runIds: string[]) => {
     analysis.refresh(runIds);
     events.emit('data-changed', { runIds });
+    idle?.poke();
   };
   recoverExperiments(db);
   const experiments = createExperimentService({ db, paths, onProgress: (p) => events.emit('experiment-progress', p), onRunsChanged: runsChanged, blame: (id) => analysis.blame(id) });
@@ -152,8 +158,12 @@ export function createEngine(opts: EngineOptions = {}): Engine {
     handlers,
     analysis,
     watcher,
-    call: (name, args) => invokeHandler(handlers, name, args),
+    call: (name, args) => {
+      idle?.busy();
+      return invokeHandler(handlers, name, args);
+    },
     close: async () => {
+      idle?.stop();
       await experiments.close();
       await watcher?.close();
       // Stamps the file as verified, so the next open can skip quick_check if nothing touched it since.

@@ -89,9 +89,12 @@ export interface CatchUpResult {
 
 /**
  * Indexes the runs changed since the last catch-up, oldest change first, for at
- * most `budgetMs` (whole runs; at least one run per call).
+ * most `budgetMs` (whole runs; at least one run per call). `skipRunsOver`:
+ * runs of more steps are left to a later catch-up without a limit (the next
+ * search's), the mark staying before them (the engine's idle catch-up: a
+ * 100,000-step run is one ~1 s unit of work).
  */
-export function catchUpStepText(db: Db, opts: { budgetMs?: number; now?: () => number } = {}): CatchUpResult {
+export function catchUpStepText(db: Db, opts: { budgetMs?: number; now?: () => number; skipRunsOver?: number } = {}): CatchUpResult {
   const clock = opts.now ?? Date.now;
   const started = performance.now();
   const budget = opts.budgetMs ?? Infinity;
@@ -105,7 +108,12 @@ export function catchUpStepText(db: Db, opts: { budgetMs?: number; now?: () => n
   let steps = 0;
   // The mark stops at the first run not indexed for good (left for later, or changed this millisecond).
   let mark: number | null = null;
+  const stepCount = db.prepare('SELECT COUNT(*) FROM steps WHERE run_id = ?').pluck();
   const indexRun = (run: (typeof changed)[number]) => {
+    if (opts.skipRunsOver !== undefined && (stepCount.get(run.run_id) as number) > opts.skipRunsOver) {
+      mark ??= run.updated_at;
+      return;
+    }
     const version = versionStamp(run.updated_at, clock());
     if (version === -1) mark ??= run.updated_at;
     // The trigger on step_text_runs takes the run's old documents out of the index.

@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TraceRecord } from '../../src-shared/trace-format';
+import { syntheticRunRecords } from '../../test/support/synthetic-trace';
+import { openDatabase, type Db } from './store/open-database';
+import { createRecordWriter, touchRuns } from './store/write-records';
+import { listRuns } from './store/read-runs';
+import { startIdleCatchUp, type IdleCatchUp } from './idle-catch-up';
+
+let idle: IdleCatchUp | null = null;
+afterEach(() => idle?.stop());
+
+/** Writes runs as an import does, a second in the past (a run changed this millisecond is indexed again later). */
+function storeWith(...runs: TraceRecord[][]): Db {
+  const db = openDatabase(':memory:');
+  const at = Date.now() - 1000;
+  const w = createRecordWriter(db, () => at);
+  db.transaction(() => {
+    w.applyBatch(runs.flat(), null);
+    touchRuns(db, w.touchedRuns(), at);
+  })();
+  return db;
+}
+
+const indexedRuns = (db: Db) => (db.prepare('SELECT DISTINCT run_id FROM step_text_runs ORDER BY run_id').pluck().all() as string[]);
+const countedRuns = (db: Db) => (db.prepare('SELECT run_id FROM run_step_counts ORDER BY run_id').pluck().all() as string[]);
+
+describe('the idle catch-up', () => {
+  it('indexes changed runs and counts their steps once the engine is idle, before any search', async () => {
+    const db = storeWith(syntheticRunRecords({ runId: 'a', steps: 3 }), syntheticRunRecords({ runId: 'b', steps: 4 }));
+    idle = startIdleCatchUp(db, { idleMs: 30, pauseMs: 5 });
+    idle.poke();
+    await expect.poll(() => indexedRuns(db), { timeout: 5000 }).toEqual(['a', 'b']);
+    expect(countedRuns(db)).toEqual(['a', 'b']);
+  });
+
+  it('waits while calls keep coming', async () => {
+    const db = storeWith(syntheticRunRecords({ runId: 'a', steps: 3 }));
+    idle = startIdleCatchUp(db, { idleMs: 200, pauseMs: 5 });
+    idle.poke();
+    for (let i = 0; i < 20; i++) {
+      idle.busy();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(indexedRuns(db)).toEqual([]);
+    await expect.poll(() => indexedRuns(db), { timeout: 5000 }).toEqual(['a']);
+  });
+
+  it('leaves a run too big for one slice to the first search, indexing the others', async () => {
+    const db = storeWith(syntheticRunRecords({ runId: 'big', steps: 60 }), syntheticRunRecords({ runId: 'small', steps: 3, pipeline: 'other' }));
+    idle = startIdleCatchUp(db, { idleMs: 30, pauseMs: 5, bigRunSteps: 50 });
+    idle.poke();
+    await expect.poll(() => indexedRuns(db), { timeout: 5000 }).toEqual(['small']);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(indexedRuns(db)).toEqual(['small']);
+    // The search indexes it (its catch-up has no size limit) and finds its text.
+    expect(listRuns(db, { search: 'output of step 55' }).map((r) => r.run_id)).toEqual(['big']);
+    expect(indexedRuns(db)).toEqual(['big', 'small']);
+  });
+});
