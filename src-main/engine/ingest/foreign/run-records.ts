@@ -4,6 +4,7 @@
  * synthetic root (and no run-end, so the run shows as incomplete), duplicate
  * model calls, and error text from calls that left no step.
  */
+import { syntheticParentId } from './synthetic-parent-id';
 import { TRACE_FORMAT_VERSION, type Json, type TraceRecord } from '../../../../src-shared/trace-format';
 import { findDuplicateLlmCalls } from './duplicate-llm-calls';
 import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
@@ -22,10 +23,10 @@ function maxOf(values: number[]): number {
   return values.reduce((m, v) => (v > m ? v : m), -Infinity);
 }
 
-function syntheticRoot(missingId: string, children: ForeignStep[]): ForeignStep {
+function syntheticRoot(id: string, missingId: string, children: ForeignStep[]): ForeignStep {
   const ends = children.map((c) => c.end).filter((e): e is number => e !== null);
   return {
-    id: `missing-parent:${missingId}`,
+    id,
     parentId: null,
     name: `(missing parent ${missingId})`,
     type: 'generic',
@@ -168,8 +169,13 @@ export function planRun(run: ForeignRun, issues: ForeignIssue[]): RunPlan {
     else orphansByParent.set(step.parentId, [step]);
   }
   const synthetic: ForeignStep[] = [];
+  const syntheticIds = new Map<string, string>();
+  const assigned = new Set<string>();
   for (const [missing, children] of orphansByParent) {
-    synthetic.push(syntheticRoot(missing, children));
+    const id = syntheticParentId(missing, (candidate) => ids.has(candidate) || assigned.has(candidate));
+    assigned.add(id);
+    syntheticIds.set(missing, id);
+    synthetic.push(syntheticRoot(id, missing, children));
     issues.push({
       line: children[0].position.line,
       level: 'warning',
@@ -178,7 +184,7 @@ export function planRun(run: ForeignRun, issues: ForeignIssue[]): RunPlan {
   }
 
   breakCycles(run, unique, issues);
-  const adopted = unique.map((s) => (s.parentId !== null && orphansByParent.has(s.parentId) ? { ...s, parentId: `missing-parent:${s.parentId}` } : s));
+  const adopted = unique.map((s) => (s.parentId !== null && syntheticIds.has(s.parentId) ? { ...s, parentId: syntheticIds.get(s.parentId)! } : s));
   const ordered = orderSteps([...synthetic, ...adopted]);
   const index = new Map(ordered.map((s, i) => [s.id, i]));
   const keys = new Map<string, string>();

@@ -181,6 +181,32 @@ describe('streaming OTLP import matches the whole-document import', () => {
   });
 });
 
+describe('a synthetic root for a missing parent', () => {
+  it('never takes the id of a recorded step: the recorded one keeps it, the root gets ~2, streamed and whole alike', () => {
+    const missing = '00000000000000ff';
+    const file = write(
+      'clash.json',
+      JSON.stringify(
+        doc([
+          span({ id: '1', name: 'agent', start: 10, end: 100 }),
+          // A Traceback export names its steps freely: this one holds the id a synthetic root would take.
+          span({ id: '2', parent: '1', name: 'impostor', start: 20, end: 30, attrs: { 'traceback.step_id': `missing-parent:${missing}`, 'output.value': 'recorded output' } }),
+          span({ id: '5', parent: 'ff', name: 'lost child', start: 40, end: 50 }),
+        ]),
+      ),
+    );
+    const r = expectSameAsWhole(file);
+    const steps = r.steps as { step_id: string; parent_id: string | null; name: string; output: string | null }[];
+    const recorded = steps.find((s) => s.step_id === `missing-parent:${missing}`)!;
+    expect(recorded.name).toBe('impostor');
+    expect(recorded.output).toContain('recorded output');
+    const root = steps.find((s) => s.step_id === `missing-parent:${missing}~2`)!;
+    expect(root.name).toBe(`(missing parent ${missing})`);
+    expect(steps.find((s) => s.name === 'lost child')!.parent_id).toBe(root.step_id);
+    expect(steps).toHaveLength(4);
+  });
+});
+
 describe('what only the streaming import does', () => {
   it('a document cut off mid-span keeps every span before the cut and names the line of the cut', () => {
     const spans = Array.from({ length: 40 }, (_, i) => span({ id: String(i + 1), parent: i ? '1' : undefined, start: i + 1 }));

@@ -14,6 +14,7 @@
  * mirrored here, on indices; the oracle test (otlp-stream-import.test.ts)
  * compares every stored row and problem with the whole-document import.
  */
+import { syntheticParentId } from '../foreign/synthetic-parent-id';
 import { TRACE_FORMAT_VERSION, type Json, type TraceError, type TraceRecord } from '../../../../src-shared/trace-format';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { callText } from '../foreign/duplicate-llm-calls';
@@ -423,12 +424,16 @@ export class TraceColumns {
   }
 
   /** A synthetic root per missing parent, in the order the orphans come (planRun's syntheticRoot), each reported. */
-  private syntheticRoots(orphanGroups: Map<string, number[]>, run: ForeignRun, issues: ForeignIssue[]): ForeignStep[] {
+  private syntheticRoots(orphanGroups: Map<string, number[]>, run: ForeignRun, issues: ForeignIssue[], syntheticIds: Map<string, string>): ForeignStep[] {
     const cols = this.joined!;
     const { start, end, flags } = cols;
     const nameOf = (s: number) => this.names.names[cols.name[s]];
     const synthetic: ForeignStep[] = [];
+    const assigned = new Set<string>();
     for (const [missing, children] of orphanGroups) {
+      const id = syntheticParentId(missing, (candidate) => this.ids.slotOf(candidate) !== -1 || assigned.has(candidate));
+      assigned.add(id);
+      syntheticIds.set(missing, id);
       let first = Infinity;
       let last = -Infinity;
       let anyEnd = false;
@@ -441,7 +446,7 @@ export class TraceColumns {
       }
       const c0 = children[0];
       synthetic.push({
-        id: `missing-parent:${missing}`,
+        id,
         parentId: null,
         name: `(missing parent ${missing})`,
         type: 'generic',
@@ -638,7 +643,8 @@ export class TraceColumns {
         else orphanGroups.set(p!, [s]);
       }
     }
-    const synthetic = this.syntheticRoots(orphanGroups, run, issues);
+    const syntheticIds = new Map<string, string>();
+    const synthetic = this.syntheticRoots(orphanGroups, run, issues, syntheticIds);
 
     const cut = this.cutCycles(unique, parentSlot, run, issues);
 
@@ -729,6 +735,7 @@ export class TraceColumns {
       upstream,
       spanToStep: this.spanToStep,
       synthetic: synthetic.map((step, i) => ({ step, at: syntheticAt[i] })),
+      syntheticIds,
       rootAt,
       complete: run.finished && orphanGroups.size === 0 && allEnded,
       minStart,
@@ -756,6 +763,8 @@ interface PlanColumns {
   upstream: Map<number, string[]>;
   spanToStep: Map<string, string>;
   synthetic: { step: ForeignStep; at: number }[];
+  /** The synthetic root's id for each missing parent (synthetic-parent-id.ts). */
+  syntheticIds: Map<string, string>;
   rootAt: number;
   complete: boolean;
   minStart: number;
@@ -812,7 +821,7 @@ export class ColumnarPlan {
     if (at === -1) return false;
     const kind = this.c.parentKind[slot];
     const recorded = step.parentId === null ? null : (this.c.spanToStep.get(step.parentId) ?? step.parentId);
-    const parent = kind === CUT ? null : kind === ADOPTED ? `missing-parent:${recorded}` : recorded;
+    const parent = kind === CUT ? null : kind === ADOPTED ? this.c.syntheticIds.get(recorded!)! : recorded;
     this.stepRecords(step, at, parent, out);
     if (at === this.c.rootAt) {
       // The run-start again, now with the root's input (its other fields are the same, and upserts merge).
