@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createEngine, type Engine } from '../create-engine';
-import { syntheticRunRecords } from '../../../test/support/synthetic-trace';
+import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
 import { foldRecords } from './native/fold-records';
 import { exportOtlp } from './foreign/index';
 
@@ -70,5 +70,67 @@ describe('the engine importing a big OTLP/JSON file', () => {
     expect(again.ok).toBe(true);
     const whole = engine!.db.prepare("SELECT count(*) AS n FROM steps WHERE run_id = 'big-otlp'").get() as { n: number };
     expect(whole.n).toBe(8_000);
+  });
+});
+
+/** A home with one native JSON Lines file of `steps` steps, padded to ~1 kB a step: above the size that imports with turns. */
+function setupNative(steps: number): { file: string } {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-native-async-'));
+  engine = createEngine({ home, watch: false });
+  const file = path.join(home, 'big.jsonl');
+  const records = syntheticRunRecords({ runId: 'big-native', steps }).map((r) => (r.type === 'step-end' && r.output ? { ...r, output: { text: `${(r.output as { text: string }).text} ${'padding '.repeat(100)}` } } : r));
+  fs.writeFileSync(file, toJsonl(records));
+  expect(fs.statSync(file).size).toBeGreaterThan(5 * 1024 * 1024);
+  return { file };
+}
+
+describe('the engine importing a big native file', () => {
+  it('answers other calls between its blocks and reports how far it has got', async () => {
+    const { file } = setupNative(8_000);
+    const progress: { phase: string; bytesDone: number; bytesTotal: number }[] = [];
+    const off = engine!.events.subscribe((event, p) => {
+      if (event === 'import-progress') progress.push(p as (typeof progress)[number]);
+    });
+    let answeredDuring = 0;
+    let importing = true;
+    const importing$ = engine!.call('importPaths', { paths: [file] }).finally(() => (importing = false));
+    while (importing) {
+      expect((await engine!.call('getInfo', {})).ok).toBe(true);
+      if (importing) answeredDuring++;
+      await new Promise((r) => setImmediate(r));
+    }
+    off();
+    const result = await importing$;
+    expect(result.ok && result.value.imported[0].runs).toEqual(['big-native']);
+    expect(answeredDuring).toBeGreaterThan(0);
+    expect(progress.length).toBeGreaterThan(3);
+    expect(progress.every((p) => p.phase === 'write' && p.bytesTotal === fs.statSync(file).size)).toBe(true);
+    expect(progress.map((p) => p.bytesDone)).toEqual([...progress.map((p) => p.bytesDone)].sort((a, b) => a - b));
+    const count = engine!.db.prepare("SELECT count(*) AS n FROM steps WHERE run_id = 'big-native'").get() as { n: number };
+    expect(count.n).toBe(8_000);
+  });
+
+  it('cancelImport stops it between blocks; importing again goes on from the stored offset and completes the run', async () => {
+    const { file } = setupNative(8_000);
+    let cancelled = -1;
+    const off = engine!.events.subscribe((event, p) => {
+      if (event === 'import-progress' && (p as { bytesDone: number }).bytesDone > 2 * 1024 * 1024 && cancelled === -1) {
+        cancelled = 0;
+        void engine!.call('cancelImport', {}).then((r) => (cancelled = r.ok ? r.value.cancelled : -2));
+      }
+    });
+    const first = await engine!.call('importPaths', { paths: [file] });
+    off();
+    expect(cancelled).toBe(1);
+    expect(first.ok && first.value.errors.map((e) => e.message).join('\n')).toMatch(/import cancelled at byte \d+ of \d+ \(\d+ line\(s\) stored\); import the file again to finish it/);
+    const count = () => (engine!.db.prepare("SELECT count(*) AS n FROM steps WHERE run_id = 'big-native'").get() as { n: number }).n;
+    const partial = count();
+    expect(partial).toBeGreaterThan(0);
+    expect(partial).toBeLessThan(8_000);
+    const again = await engine!.call('importPaths', { paths: [file] });
+    expect(again.ok && again.value.errors.filter((e) => e.level === 'error')).toEqual([]);
+    expect(count()).toBe(8_000);
+    const ends = engine!.db.prepare("SELECT count(*) AS n FROM steps WHERE run_id = 'big-native' AND status = 'ok'").get() as { n: number };
+    expect(ends.n).toBe(8_000);
   });
 });

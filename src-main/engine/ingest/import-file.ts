@@ -22,6 +22,8 @@ import { importForeign } from './import-foreign';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
+import type { StreamImportOptions } from './otlp/otlp-stream-import';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * Bytes read, parsed and committed per transaction: big enough to amortise the commit,
@@ -123,6 +125,31 @@ export function importOpened(db: Db, f: OpenedFile, opts: ImportFileOptions = {}
 }
 
 function importNative(db: Db, fd: number, file: string, size: number, start: FileState, opts: ImportFileOptions, newErrors: ImportError[]): FileImportResult {
+  const blocks = importNativeBlocks(db, fd, file, size, start, opts, newErrors);
+  for (;;) {
+    const step = blocks.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * The same import with a turn to the event loop after each committed block
+ * (the engine's import of a big native file): other calls are answered,
+ * progress is reported, and `signal` stops it between two blocks. What was
+ * committed stays, and the stored offset makes the next import go on from there.
+ */
+export async function importNativeAsync(db: Db, f: OpenedFile, opts: ImportFileOptions & StreamImportOptions = {}): Promise<FileImportResult> {
+  const blocks = importNativeBlocks(db, f.fd, f.file, f.size, f.start, opts, f.newErrors);
+  for (;;) {
+    const step = blocks.next();
+    if (step.done) return step.value;
+    opts.onProgress?.({ file: f.file, phase: 'write', bytesDone: step.value, bytesTotal: f.size });
+    await nextTurn();
+  }
+}
+
+/** Reads and commits the file block by block, yielding the bytes read after each committed block; returns the result. */
+function* importNativeBlocks(db: Db, fd: number, file: string, size: number, start: FileState, opts: ImportFileOptions & { signal?: AbortSignal }, newErrors: ImportError[]): Generator<number, FileImportResult> {
   let writer = createRecordWriter(db);
   const ids = createRunIdResolver(db, file);
   // Runs changed by committed blocks (a writer is replaced after a failed block: its caches were rolled back).
@@ -131,6 +158,7 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
   let line = start.line;
   let linesRead = 0;
   let refused: string | null = null;
+  let cancelled = false;
   // Parallel arrays rather than one object per line: this runs for every record of big files.
   let pending: TraceRecord[] = [];
   let pendingLines: number[] = [];
@@ -264,9 +292,15 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
     carryBytes = data.length - (lastNl + 1);
     buf.copy(buf, 0, lastNl + 1, data.length);
     carry = buf.subarray(0, carryBytes);
+    yield pos;
+    if (opts.signal?.aborted) {
+      cancelled = true;
+      pendingProblems.push({ file, line: 0, level: 'warning', message: `import cancelled at byte ${offset} of ${size} (${linesRead} line(s) stored); import the file again to finish it` });
+      break;
+    }
   }
   asciiBlock = false;
-  if (!refused && opts.final && carry.length > 0 && pos >= size) {
+  if (!refused && !cancelled && opts.final && carry.length > 0 && pos >= size) {
     // A last line without newline: complete if it parses, otherwise a truncated write.
     const text = carry.toString('utf8');
     const parsed = text.trim() === '' ? null : parseTraceLine(text, line + 1);
