@@ -26,6 +26,7 @@ import type { Value } from './value-features';
 import { valuesOf } from './value-features';
 import { derivable } from './rules-lineage';
 import { numbersIn } from './rules-faithful-executor';
+import { F_OUTPUT, F_SYNTHETIC, S_ERROR, T_AGENT, T_GENERIC, T_LLM, T_LOOKUP, T_PROMPT } from './step-codes';
 
 export const SUSPICION_FEATURES = ['answer_origin', 'error_writer', 'ungrounded', 'acts', 'length', 'position'] as const;
 export type SuspicionFeature = (typeof SUSPICION_FEATURES)[number];
@@ -42,8 +43,7 @@ export interface StepSuspicion {
   failedCall: number;
 }
 
-const CONTENT_TYPES = new Set(['llm', 'agent', 'generic', 'prompt']);
-const LOOKUP_TYPES = new Set(['tool', 'retrieval']);
+const CONTENT_TYPES = T_LLM | T_AGENT | T_GENERIC | T_PROMPT;
 /** Kinds a model can state wrongly; capitalised names are too common in prose to count as facts on their own. */
 const FACT_KINDS = new Set(['number', 'date', 'id', 'email', 'url']);
 const CODE_FENCE = /```|^(?:def |class |import |from \S+ import |SELECT |const |function )/m;
@@ -60,13 +60,17 @@ function contentSteps(w: BlameWork): number[] {
   const g = w.graph;
   const out: number[] = [];
   for (let p = 0; p < g.steps.length; p++) {
-    const s = g.steps[p];
-    if (!g.live[p] || !CONTENT_TYPES.has(s.type) || s.output === null) continue;
-    if (g.children[p].some((c) => g.live[c])) continue;
-    if (s.metadata.synthetic === true) continue;
+    if (!g.live[p] || (g.types[p] & CONTENT_TYPES) === 0 || (g.facts[p] & F_OUTPUT) === 0) continue;
+    if (hasLiveChild(g.live, g.children[p])) continue;
+    if (g.facts[p] & F_SYNTHETIC) continue;
     out.push(p);
   }
   return out.length > MAX_CANDIDATES ? out.slice(out.length - MAX_CANDIDATES) : out;
+}
+
+function hasLiveChild(live: Uint8Array, kids: number[]): boolean {
+  for (let i = 0; i < kids.length; i++) if (live[kids[i]]) return true;
+  return false;
 }
 
 function textOf(w: BlameWork, p: number): string {
@@ -84,9 +88,10 @@ function writerOf(w: BlameWork, p: number, candidates: Set<number>): number {
 }
 
 function isErrorShaped(w: BlameWork, p: number): boolean {
-  const s = w.graph.steps[p];
-  if (s.status === 'error') return true;
-  return w.assess[p].checks.some((c) => c.hard && c.name === 'tool.error_payload');
+  if (w.graph.statuses[p] === S_ERROR) return true;
+  const checks = w.assess[p].checks;
+  for (let i = 0; i < checks.length; i++) if (checks[i].hard && checks[i].name === 'tool.error_payload') return true;
+  return false;
 }
 
 /** Rows per prepared run: an asserted failure asks twice (findings, then the filled ranking). */
@@ -142,7 +147,7 @@ function computeSuspicion(w: BlameWork): StepSuspicion[] {
 
   // error_writer: the first error-shaped call, and the content step that wrote its input.
   for (let p = 0; p < g.steps.length; p++) {
-    if (!g.live[p] || !LOOKUP_TYPES.has(g.steps[p].type) || !isErrorShaped(w, p)) continue;
+    if (!g.live[p] || (g.types[p] & T_LOOKUP) === 0 || !isErrorShaped(w, p)) continue;
     const writer = writerOf(w, p, candSet);
     if (writer >= 0) {
       rows.get(writer)!.features.error_writer = 1;
@@ -166,7 +171,7 @@ function computeSuspicion(w: BlameWork): StepSuspicion[] {
     } else if (first === origin) originValues.push(v);
   }
   if (Number.isFinite(origin)) {
-    const at = LOOKUP_TYPES.has(g.steps[origin].type) ? writerOf(w, origin, candSet) : origin;
+    const at = g.types[origin] & T_LOOKUP ? writerOf(w, origin, candSet) : origin;
     const row = rows.get(at);
     if (row) {
       row.features.answer_origin = 1;

@@ -17,6 +17,8 @@ import { signal } from './failure-signal';
 import type { BlameWork } from './finding';
 import { isFailed } from './recovery';
 import { errorText } from './rules-errors';
+import { checkNamed } from '../scoring/score-run';
+import { F_UPSTREAM_ERROR, S_ERROR, S_RUNNING } from './step-codes';
 import type { TraceError } from '../../../src-shared/trace-format';
 
 /** What the detector reads: the prepared blame work (graph, checks, lineage, loops) and whether the user asserted the failure. */
@@ -25,6 +27,12 @@ export type DetectionInput = BlameWork & { asserted: boolean };
 /** An error's first line, as blame's reasons write it. */
 function errorLine(e: TraceError | null): string {
   return errorText(e).split('\n')[0].slice(0, 200);
+}
+
+/** Whether a live step is still running. */
+function anyUnfinished(g: DetectionInput['graph']): boolean {
+  for (let p = 0; p < g.steps.length; p++) if (g.live[p] && g.statuses[p] === S_RUNNING) return true;
+  return false;
 }
 
 /** Signals from what the user and the run itself recorded: verdicts, scores, errors, an unfinished run. */
@@ -37,21 +45,21 @@ function recordedSignals(x: DetectionInput): FailureSignal[] {
     out.push(signal('verdict', st.verdict, `the oracle failed the run${run.verdict.detail ? `: ${run.verdict.detail}` : ''}`, null, quoteRun(run, 'verdict', run.verdict.detail)));
   }
   if (run.status === 'error') out.push(signal('run-error', st.run_error, `the run ended in error${run.error ? `: ${errorLine(run.error)}` : ''}`, null, quoteRun(run, 'error', run.error?.message)));
-  if (run.status === 'incomplete' && g.steps.some((s, i) => g.live[i] && s.status === 'running')) {
+  if (run.status === 'incomplete' && anyUnfinished(g)) {
     out.push(signal('incomplete', st.incomplete, 'the run stopped while steps were still running', null));
   }
   const low = (run.user_scores ?? []).find((s) => s.value < settings.scoring.unhealthy_below);
   if (low) out.push(signal('user-score', st.user_score, `the user scored the run "${low.name}" ${low.value}${low.explanation ? ` (${low.explanation})` : ''}`, null));
   for (let p = 0; p < assess.length; p++) {
-    if (!g.live[p] || recovered.has(p) || !isFailed(assess[p], g.steps[p], settings)) continue;
+    if (!g.live[p] || recovered.has(p) || !isFailed(assess[p], g.statuses[p], settings)) continue;
     const s = g.steps[p];
-    if (s.status === 'error') {
+    if (g.statuses[p] === S_ERROR) {
       out.push(signal('unrecovered-error', st.unrecovered_error, `step "${s.name}" failed with ${errorLine(s.error)} and nothing recovered from it`, s, quoteStep(s, 'error')));
       break;
     }
   }
   for (let p = 0; p < assess.length; p++) {
-    if (!g.live[p] || recovered.has(p) || g.steps[p].status === 'error' || !isFailed(assess[p], g.steps[p], settings)) continue;
+    if (!g.live[p] || recovered.has(p) || g.statuses[p] === S_ERROR || !isFailed(assess[p], g.statuses[p], settings)) continue;
     const worst = assess[p].checks.filter((c) => c.hard).sort((a, b) => a.value - b.value)[0];
     const inSlice = x.slice.has(p);
     const errorPayload = worst?.name === 'tool.error_payload';
@@ -76,8 +84,8 @@ function recordedSignals(x: DetectionInput): FailureSignal[] {
 function hiddenErrorSignals(x: DetectionInput): FailureSignal[] {
   const g = x.graph;
   for (let p = 0; p < g.steps.length; p++) {
+    if (!g.live[p] || (g.facts[p] & F_UPSTREAM_ERROR) === 0) continue;
     const quote = g.steps[p].metadata.upstream_error;
-    if (!g.live[p] || quote === undefined) continue;
     const text = Array.isArray(quote) ? String(quote[0]) : String(quote);
     return [
       signal(
@@ -104,7 +112,7 @@ function behaviourSignals(x: DetectionInput): FailureSignal[] {
   }
   for (let p = 0; p < assess.length; p++) {
     if (!g.live[p] || (x.slice.size > 0 && !x.slice.has(p))) continue;
-    const c = assess[p].checks.find((k) => k.name === 'llm.consistency');
+    const c = checkNamed(assess[p], 'llm.consistency');
     if (c && c.value < settings.scoring.llm.consistency_floor) {
       out.push(signal('samples-disagree', st.samples_disagree, `the sampled choices of step "${g.steps[p].name}" disagree (${c.explanation})`, g.steps[p], quoteStep(g.steps[p], 'output')));
       break;

@@ -14,6 +14,7 @@ import type { DetectionInput } from './detect-failure';
 import { finalAnswerText, signal } from './failure-signal';
 import { finalAnswerOf, madeUpValues } from './rules-lineage';
 import { valuesOf, type Value } from './value-features';
+import { F_GUARDRAIL_MARKED, S_OK, T_LOOKUP } from './step-codes';
 
 function compile(patterns: string[]): RegExp[] {
   const out: RegExp[] = [];
@@ -44,14 +45,24 @@ export function firstMatch(text: string, patterns: RegExp[]): string | null {
   return null;
 }
 
-/** Is `step` a guardrail / moderation step (by its span kind, its metadata or its name)? */
-function isGuardrail(step: Step, namePatterns: RegExp[]): boolean {
-  const attrs = step.metadata.attributes;
-  if (isObj(attrs) && typeof attrs['openinference.span.kind'] === 'string' && attrs['openinference.span.kind'].toUpperCase() === 'GUARDRAIL') return true;
-  if (step.metadata.guardrail === true || step.metadata.span_kind === 'GUARDRAIL') return true;
-  // A loop rather than .some: this runs for every step, and a closure per step was measurable garbage on 100k-step runs.
-  for (let i = 0; i < namePatterns.length; i++) if (namePatterns[i].test(step.name)) return true;
-  return false;
+/**
+ * Which steps are guardrail / moderation steps: by their span kind or metadata (F_GUARDRAIL_MARKED, read once
+ * with the graph), or by their name, tested once per distinct name rather than once per step.
+ */
+function guardrailTest(g: DetectionInput['graph'], namePatterns: RegExp[]): (p: number) => boolean {
+  // Per name id: 0 not tested yet, 1 a guardrail's name, 2 not.
+  const byName = new Uint8Array(g.names.length);
+  return (p) => {
+    if (g.facts[p] & F_GUARDRAIL_MARKED) return true;
+    const id = g.nameIds[p];
+    if (byName[id] === 0) {
+      const name = g.names[id];
+      let hit = false;
+      for (let i = 0; i < namePatterns.length && !hit; i++) hit = namePatterns[i].test(name);
+      byName[id] = hit ? 1 : 2;
+    }
+    return byName[id] === 1;
+  };
 }
 
 /** Does a guardrail's output say it blocked, flagged or replaced the content? */
@@ -97,7 +108,7 @@ function contradictingLookupValue(x: DetectionInput, f: number, made: Value[]): 
   const kinds = new Set(made.map((v) => v.kind));
   const stated = new Set(valuesOf(llmText(g.steps[f].output)).map((v) => v.key));
   for (const p of [...x.lineage.inProducers.of(f), ...upstreamLookups(x, f)]) {
-    if (p < 0 || !g.live[p] || (g.steps[p].type !== 'tool' && g.steps[p].type !== 'retrieval')) continue;
+    if (p < 0 || !g.live[p] || (g.types[p] & T_LOOKUP) === 0) continue;
     const other = x.lineage.outValuesOf(p).find((v) => kinds.has(v.kind) && !stated.has(v.key) && (v.kind !== 'number' || v.raw.replace(/\D/g, '').length >= 2));
     if (other) return { pos: p, value: other.raw, by: `${g.steps[p].type} step "${g.steps[p].name}"` };
   }
@@ -136,11 +147,11 @@ export function finalAnswerSignals(x: DetectionInput): FailureSignal[] {
   }
 
   // A guardrail whose block message became the answer (or that blocked on the way to it).
-  const guardNames = patternsOf(settings.failure.guardrail_name_patterns);
+  const isGuardrail = guardrailTest(g, patternsOf(settings.failure.guardrail_name_patterns));
   const refusal = patternsOf([...settings.scoring.llm.refusal_patterns, ...settings.failure.give_up_patterns]);
   for (let p = 0; p < g.steps.length; p++) {
+    if (!g.live[p] || g.statuses[p] !== S_OK || !isGuardrail(p)) continue;
     const s = g.steps[p];
-    if (!g.live[p] || s.status !== 'ok' || !isGuardrail(s, guardNames)) continue;
     const why = blockedBy(s, refusal);
     if (!why) continue;
     const reached = x.slice.has(p) || (answer !== '' && firstMatch(answer, refusal) !== null);

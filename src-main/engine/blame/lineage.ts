@@ -24,6 +24,7 @@ import { StepLists, StepListsBuilder, stepListsOf } from './step-lists';
 import { StringIndex } from './string-index';
 import { ValueIndex } from './value-index';
 import { WordStartSet } from './word-start-set';
+import { F_OUTPUT, S_OK, T_LLM } from './step-codes';
 import { KIND_WEIGHT_BY_CODE, newHashScan, scanHashes, scanJson, scanText, type Value } from './value-features';
 
 export const RUN_INPUT = -1;
@@ -522,10 +523,10 @@ function findFinalProducer(g: RunGraph, lin: Lineage): number {
     const hs = newHashScan();
     const textOnly = { values: 'none' as const, shingles: false };
     for (let p = 0; p < n; p++) {
-      if (!g.live[p] || g.steps[p].status !== 'ok' || g.steps[p].output === null) continue;
-      const s = g.steps[p];
+      if (!g.live[p] || g.statuses[p] !== S_OK || (g.facts[p] & F_OUTPUT) === 0) continue;
       if (lin.outHash[p] === runHash || lin.outHash[p] === runLlmHash) candidates.push(p);
-      else if (s.type === 'llm' && typeof s.output !== 'string') {
+      else if (g.types[p] === T_LLM && typeof g.steps[p].output !== 'string') {
+        const s = g.steps[p];
         // The text of a response object (tool calls carry none: nothing to match).
         const text = llmText(s.output);
         if (text === '') continue;
@@ -538,8 +539,8 @@ function findFinalProducer(g: RunGraph, lin: Lineage): number {
       const runOut = norm(jsonText(runOutput));
       if (runOut.length >= 20) {
         for (let p = 0; p < n; p++) {
-          if (!g.live[p] || g.steps[p].status !== 'ok' || g.steps[p].output === null) continue;
-          const t = norm(g.steps[p].type === 'llm' ? llmText(g.steps[p].output) : lin.outTextOf(p));
+          if (!g.live[p] || g.statuses[p] !== S_OK || (g.facts[p] & F_OUTPUT) === 0) continue;
+          const t = norm(g.types[p] === T_LLM ? llmText(g.steps[p].output) : lin.outTextOf(p));
           if (t.length >= 20 && (t.includes(runOut) || runOut.includes(t))) candidates.push(p);
         }
       }

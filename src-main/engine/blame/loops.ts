@@ -8,9 +8,10 @@
  */
 import type { Settings } from '../scoring/settings';
 import type { Lineage } from './lineage';
-import type { RunGraph } from './run-graph';
+import { typeKeyOf, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
 import { hashKey } from './value-features';
+import { T_LLM } from './step-codes';
 
 export interface LoopInfo {
   parent: number;
@@ -25,13 +26,15 @@ export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopIn
   const loops: LoopInfo[] = [];
   const groups: [number, number[]][] = [[-1, g.roots]];
   for (let p = 0; p < g.steps.length; p++) if (g.children[p].length >= min) groups.push([p, g.children[p]]);
-  // Hash of (type, name), computed once per distinct pair rather than once per step.
-  const nameHashes = new Map<string, Map<string, number>>();
-  const nameHash = (type: string, name: string): number => {
+  // Hash of (type, name), computed once per distinct pair rather than once per step, and looked up by the
+  // graph's codes (typeKeyOf, nameIds) so that the step objects are not read.
+  const nameHashes = new Map<number | string, Map<number, number>>();
+  const nameHash = (c: number): number => {
+    const type = typeKeyOf(g, c);
     let byName = nameHashes.get(type);
     if (!byName) nameHashes.set(type, (byName = new Map()));
-    let h = byName.get(name);
-    if (h === undefined) byName.set(name, (h = hashKey(`${type}:${name}`)));
+    let h = byName.get(g.nameIds[c]);
+    if (h === undefined) byName.set(g.nameIds[c], (h = hashKey(`${g.steps[c].type}:${g.steps[c].name}`)));
     return h;
   };
   for (const [parent, kids] of groups) {
@@ -45,8 +48,7 @@ export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopIn
         prints[i] = -1;
         continue;
       }
-      const s = g.steps[c];
-      const f = (Math.imul(nameHash(s.type, s.name), 31) + (s.type === 'llm' ? lin.outHash[c] : lin.inHash[c])) & 0x3fffffff;
+      const f = (Math.imul(nameHash(c), 31) + (g.types[c] === T_LLM ? lin.outHash[c] : lin.inHash[c])) & 0x3fffffff;
       prints[i] = f;
       counts.add(f, 1);
     }

@@ -8,13 +8,14 @@
  *  - contained: (errors only) the parent or run ended ok, and the final
  *    output neither quotes the error nor apologises for a failure.
  */
-import type { RunDetail, Step } from '../../../src-shared/model';
+import type { RunDetail } from '../../../src-shared/model';
 import type { StepAssessment } from '../scoring/score-run';
 import type { Settings } from '../scoring/settings';
 import { jsonText } from '../text/json-text';
 import type { RunGraph } from './run-graph';
-import { siblingsOf } from './run-graph';
+import { siblingsOf, typeKeyOf } from './run-graph';
 import { firstMatch, patternsOf } from './final-answer-signals';
+import { S_ERROR, S_OK } from './step-codes';
 
 export interface Recovery {
   by: number | null;
@@ -23,10 +24,10 @@ export interface Recovery {
 }
 
 
-/** Whether `step`, assessed as `a`, failed: it raised, or a hard check found it unhealthy. */
-export function isFailed(a: StepAssessment, step: Step, settings: Settings): boolean {
+/** Whether a step assessed as `a`, whose status code is `status` (step-codes.ts), failed: it raised, or a hard check found it unhealthy. */
+export function isFailed(a: StepAssessment, status: number, settings: Settings): boolean {
   if (a.duplicateOf !== null) return false;
-  if (step.status === 'error') return true;
+  if (status === S_ERROR) return true;
   const checks = a.checks;
   const floor = settings.scoring.unhealthy_below;
   for (let i = 0; i < checks.length; i++) {
@@ -36,8 +37,8 @@ export function isFailed(a: StepAssessment, step: Step, settings: Settings): boo
   return false;
 }
 
-function healthy(a: StepAssessment, step: Step, settings: Settings): boolean {
-  return step.status === 'ok' && !isFailed(a, step, settings) && (a.score === null || a.score >= settings.scoring.unhealthy_below);
+function healthy(a: StepAssessment, status: number, settings: Settings): boolean {
+  return status === S_OK && !isFailed(a, status, settings) && (a.score === null || a.score >= settings.scoring.unhealthy_below);
 }
 
 export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: Settings): Map<number, Recovery> {
@@ -45,8 +46,9 @@ export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: 
   const detail: RunDetail = g.detail;
   const finalText = jsonText(detail.run.output).slice(0, 20_000);
   const runOk = detail.run.status === 'ok' || detail.run.status === 'running';
-  // Per sibling group, the latest healthy position by type and name, and by type (no string built per step).
-  type Group = { byName: Map<string, Map<string, number>>; byType: Map<string, number> };
+  // Per sibling group, the latest healthy position by type and name, and by type: keyed by the graph's codes
+  // (typeKeyOf, nameIds), so that a group of 100,000 siblings is indexed without reading their step objects.
+  type Group = { byName: Map<number | string, Map<number, number>>; byType: Map<number | string, number> };
   const groups = new Map<number, Group>();
   const groupOf = (p: number): Group => {
     const parent = g.parent[p];
@@ -57,24 +59,25 @@ export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: 
     // An index loop: for...of here made an iterator result per sibling (~4 MB on a root with 100,000 children).
     for (let i = 0; i < sibs.length; i++) {
       const s = sibs[i];
-      if (!g.live[s] || !healthy(assess[s], g.steps[s], settings)) continue;
-      const st = g.steps[s];
-      let names = grp.byName.get(st.type);
-      if (!names) grp.byName.set(st.type, (names = new Map()));
-      const prev = names.get(st.name);
-      if (prev === undefined || s > prev) names.set(st.name, s);
-      const pt = grp.byType.get(st.type);
-      if (pt === undefined || s > pt) grp.byType.set(st.type, s);
+      if (!g.live[s] || !healthy(assess[s], g.statuses[s], settings)) continue;
+      const type = typeKeyOf(g, s);
+      const name = g.nameIds[s];
+      let names = grp.byName.get(type);
+      if (!names) grp.byName.set(type, (names = new Map()));
+      const prev = names.get(name);
+      if (prev === undefined || s > prev) names.set(name, s);
+      const pt = grp.byType.get(type);
+      if (pt === undefined || s > pt) grp.byType.set(type, s);
     }
     groups.set(parent, grp);
     return grp;
   };
 
   for (let p = 0; p < assess.length; p++) {
-    if (!g.live[p] || !isFailed(assess[p], g.steps[p], settings)) continue;
+    if (!g.live[p] || !isFailed(assess[p], g.statuses[p], settings)) continue;
     const s = g.steps[p];
     const grp = groupOf(p);
-    const retry = grp.byName.get(s.type)?.get(s.name);
+    const retry = grp.byName.get(typeKeyOf(g, p))?.get(g.nameIds[p]);
     if (retry !== undefined && retry > p) {
       out.set(p, { by: retry, kind: 'retry', reason: `a later "${s.name}" (step ${g.steps[retry].step_id}) succeeded` });
       continue;
@@ -83,7 +86,7 @@ export function findRecoveries(g: RunGraph, assess: StepAssessment[], settings: 
     const parent = g.parent[p];
     const caught = parent >= 0 ? g.steps[parent].status === 'ok' : runOk;
     if (!caught) continue;
-    const fallback = grp.byType.get(s.type);
+    const fallback = grp.byType.get(typeKeyOf(g, p));
     if (fallback !== undefined && fallback > p && g.steps[fallback].type !== 'agent') {
       out.set(p, { by: fallback, kind: 'fallback', reason: `the ${s.type} step "${g.steps[fallback].name}" ran after it and succeeded` });
       continue;

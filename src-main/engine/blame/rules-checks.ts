@@ -14,6 +14,7 @@
 import { quoteStep } from '../text/evidence-quote';
 import { checkNamed } from '../scoring/score-run';
 import { evidenceList, stepLabel, type BlameWork, type Finding } from './finding';
+import { S_OK } from './step-codes';
 
 /** Checks whose low value may be explained by bad input from upstream. */
 const DEPENDENT = /^(?:llm\.(?:refusal|non_responsive|empty|consistency)|retrieval\.|tool\.empty|user\.)/;
@@ -25,7 +26,7 @@ export function checkFindings(w: BlameWork, handled: Set<number>): Finding[] {
   const out: Finding[] = [];
   for (let p = 0; p < g.steps.length; p++) {
     const a = w.assess[p];
-    if (!g.live[p] || w.recovered.has(p) || handled.has(p) || a.score === null || g.steps[p].status !== 'ok') continue;
+    if (!g.live[p] || w.recovered.has(p) || handled.has(p) || a.score === null || g.statuses[p] !== S_OK) continue;
     // A tool that often fails elsewhere is a suspect even when this call looked fine.
     const worst = a.score < floor ? a.worst : (checkNamed(a, 'tool.flaky') ?? null);
     if (!worst) continue;

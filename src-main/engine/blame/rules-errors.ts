@@ -18,6 +18,7 @@ import { checkNamed } from '../scoring/score-run';
 import { quoteStep } from '../text/evidence-quote';
 import { ancestorsOf, siblingsOf } from './run-graph';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
+import { S_ERROR, S_OK, S_RUNNING, T_GENERIC, T_LLM, T_PROMPT } from './step-codes';
 
 export interface ErrorFindings {
   findings: Finding[];
@@ -50,7 +51,7 @@ export function inputProducerOf(w: BlameWork, p: number): number {
   const sibs = siblingsOf(g, p);
   for (let i = sibs.indexOf(p) - 1; i >= 0; i--) {
     const c = sibs[i];
-    if (g.live[c] && (g.steps[c].type === 'llm' || g.steps[c].type === 'generic' || g.steps[c].type === 'prompt') && g.steps[c].status === 'ok') return c;
+    if (g.live[c] && g.types[c] & (T_LLM | T_GENERIC | T_PROMPT) && g.statuses[c] === S_OK) return c;
   }
   return -1;
 }
@@ -68,7 +69,7 @@ export function errorFindings(w: BlameWork): ErrorFindings {
   const handled = new Set<number>();
   const errs: number[] = [];
   for (let p = 0; p < g.steps.length; p++) {
-    if (g.live[p] && g.steps[p].status === 'error' && !w.recovered.has(p)) errs.push(p);
+    if (g.live[p] && g.statuses[p] === S_ERROR && !w.recovered.has(p)) errs.push(p);
   }
   const hasErrBelow = new Set<number>();
   for (const e of errs) for (const a of ancestorsOf(g, e)) hasErrBelow.add(a);
@@ -112,7 +113,7 @@ export function errorFindings(w: BlameWork): ErrorFindings {
 
   // Error payloads: a step that returned {"error": ...} without raising.
   for (let p = 0; p < g.steps.length; p++) {
-    if (!g.live[p] || w.recovered.has(p) || g.steps[p].status !== 'ok') continue;
+    if (!g.live[p] || w.recovered.has(p) || g.statuses[p] !== S_OK) continue;
     const c = checkNamed(w.assess[p], 'tool.error_payload');
     if (!c || !c.hard) continue;
     const quote = c.evidence?.quote ?? '';
@@ -133,7 +134,7 @@ export function errorFindings(w: BlameWork): ErrorFindings {
 
   if (w.detail.run.status === 'incomplete') {
     const unfinished: number[] = [];
-    for (let p = 0; p < g.steps.length; p++) if (g.live[p] && g.steps[p].status === 'running') unfinished.push(p);
+    for (let p = 0; p < g.steps.length; p++) if (g.live[p] && g.statuses[p] === S_RUNNING) unfinished.push(p);
     const above = new Set<number>();
     for (const u of unfinished) for (const a of ancestorsOf(g, u)) above.add(a);
     for (const u of unfinished) {

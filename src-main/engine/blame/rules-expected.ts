@@ -18,6 +18,7 @@ import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './find
 import { isAncestor } from './run-graph';
 import { looksLikeCode } from './content-suspicion';
 import { inputProducerOf } from './rules-errors';
+import { S_OK, T_GENERIC, T_LLM, T_LOOKUP, T_PROMPT } from './step-codes';
 
 export function expectedFindings(w: BlameWork): Finding[] {
   const expected = w.expected?.trim();
@@ -45,7 +46,7 @@ export function expectedFindings(w: BlameWork): Finding[] {
 
   const n = g.steps.length;
   const held: number[] = [];
-  for (let p = 0; p < n; p++) if (g.live[p] && p !== f && g.steps[p].status === 'ok' && outCov(p) >= at) held.push(p);
+  for (let p = 0; p < n; p++) if (g.live[p] && p !== f && g.statuses[p] === S_OK && outCov(p) >= at) held.push(p);
   // A parent that only passes on its child's output is not where the information was: keep the deepest.
   const present = held.filter((p) => !held.some((c) => c !== p && isAncestor(g, p, c)));
   const st = w.settings.blame.strength;
@@ -54,8 +55,7 @@ export function expectedFindings(w: BlameWork): Finding[] {
   if (present.length === 0) {
     let source = -1;
     for (let p = 0; p < n; p++) {
-      const t = g.steps[p].type;
-      if (!g.live[p] || (t !== 'retrieval' && t !== 'tool')) continue;
+      if (!g.live[p] || (g.types[p] & T_LOOKUP) === 0) continue;
       if (source === -1 || (w.slice.has(p) && !w.slice.has(source))) source = p;
     }
     // A tool that ran model-written code computed what the code said: "never present" does not say which
@@ -104,8 +104,7 @@ export function expectedFindings(w: BlameWork): Finding[] {
   }
   const last = present[present.length - 1];
   for (let c = last + 1; c < n; c++) {
-    const t = g.steps[c].type;
-    if (!g.live[c] || isAncestor(g, c, last) || !(t === 'prompt' || t === 'llm' || t === 'generic')) continue;
+    if (!g.live[c] || isAncestor(g, c, last) || (g.types[c] & (T_PROMPT | T_LLM | T_GENERIC)) === 0) continue;
     if (w.slice.size > 0 && !w.slice.has(c)) continue;
     return [
       {

@@ -251,7 +251,7 @@ export function faithfulExecutorFindings(w: BlameWork): Finding[] {
   for (const v of wrong) {
     const p = lin.firstSeen.get(v.h, NOT_SEEN);
     if (p < 0 || !g.live[p] || g.steps[p].type !== 'tool' || g.steps[p].status !== 'ok') continue;
-    if (w.recovered.has(p) || isFailed(w.assess[p], g.steps[p], w.settings) || lin.inHashesOf(p).has(v.h) || !lin.outHashesOf(p).has(v.h)) continue;
+    if (w.recovered.has(p) || isFailed(w.assess[p], g.statuses[p], w.settings) || lin.inHashesOf(p).has(v.h) || !lin.outHashesOf(p).has(v.h)) continue;
     const list = byTool.get(p);
     if (list) list.push(v);
     else byTool.set(p, [v]);

@@ -24,9 +24,9 @@ import type { Evidence } from '../../../src-shared/analysis';
 import { evidenceList, q, stepLabel, type BlameWork, type Finding } from './finding';
 import { NOT_SEEN, RUN_INPUT } from './lineage';
 import { isAncestor } from './run-graph';
+import { S_OK, T_AGENT, T_GENERIC, T_LLM, T_LOOKUP, T_PROMPT, T_RETRIEVAL } from './step-codes';
 
-const LOOKUP = new Set(['tool', 'retrieval']);
-const GENERATOR = new Set(['llm', 'generic', 'prompt', 'agent']);
+const GENERATOR_TYPES = T_LLM | T_GENERIC | T_PROMPT | T_AGENT;
 
 function lookupInputHashes(w: BlameWork): { has(h: number): boolean } {
   return w.lineage.lookupInputHashes;
@@ -45,7 +45,7 @@ export function wrongArgumentFindings(w: BlameWork): Finding[] {
   // Candidates: values in lookup inputs that the request lacks, of a kind whose request value no lookup got.
   const candidates: { t: number; v: Value; u: Value }[] = [];
   for (let t = 0; t < g.steps.length; t++) {
-    if (!g.live[t] || !LOOKUP.has(g.steps[t].type)) continue;
+    if (!g.live[t] || (g.types[t] & T_LOOKUP) === 0) continue;
     for (const v of lin.inValuesOf(t)) {
       const u = unusedByKind.get(v.kind);
       if (u && !reqHashes.has(v.h)) candidates.push({ t, v, u });
@@ -75,8 +75,8 @@ export function wrongArgumentFindings(w: BlameWork): Finding[] {
       let fromData = false;
       for (const p of sources.get(v.h) ?? []) {
         if (p >= t) break;
-        if (LOOKUP.has(g.steps[p].type)) fromData = true;
-        else if (intro === -1 && GENERATOR.has(g.steps[p].type) && !lin.inHashesOf(p).has(v.h)) intro = p;
+        if (g.types[p] & T_LOOKUP) fromData = true;
+        else if (intro === -1 && g.types[p] & GENERATOR_TYPES && !lin.inHashesOf(p).has(v.h)) intro = p;
       }
       if (fromData || intro === -1 || blamed.has(intro)) continue;
       blamed.add(intro);
@@ -100,7 +100,7 @@ export function informationLostFindings(w: BlameWork): Finding[] {
   const req = lin.runInputValues;
   if (req.length === 0) return [];
   let anyLookup = false;
-  for (let p = 0; p < g.steps.length; p++) if (g.live[p] && LOOKUP.has(g.steps[p].type)) anyLookup = true;
+  for (let p = 0; p < g.steps.length; p++) if (g.live[p] && g.types[p] & T_LOOKUP) anyLookup = true;
   if (!anyLookup) return [];
   const used = lookupInputHashes(w);
   const finalHashes = lin.finalProducer >= 0 ? lin.outHashesOf(lin.finalProducer) : new Set<number>();
@@ -111,9 +111,9 @@ export function informationLostFindings(w: BlameWork): Finding[] {
     if (used.has(u.h) || finalHashes.has(u.h) || seen.has(u.h)) continue;
     seen.add(u.h);
     for (let p = 0; p < g.steps.length; p++) {
-      if (!g.live[p] || !GENERATOR.has(g.steps[p].type) || p === lin.finalProducer || g.steps[p].status !== 'ok') continue;
+      if (!g.live[p] || (g.types[p] & GENERATOR_TYPES) === 0 || p === lin.finalProducer || g.statuses[p] !== S_OK) continue;
       if (!lin.inHashesOf(p).has(u.h) || lin.outHashesOf(p).has(u.h)) continue;
-      const feedsLookup = lin.consumers.of(p).some((c) => LOOKUP.has(g.steps[c].type) && !isAncestor(g, c, p));
+      const feedsLookup = lin.consumers.of(p).some((c) => (g.types[c] & T_LOOKUP) !== 0 && !isAncestor(g, c, p));
       if (!feedsLookup) continue;
       const list = lostAt.get(p);
       if (list) list.push(u);
@@ -160,8 +160,8 @@ export function droppedContextFindings(w: BlameWork): Finding[] {
   const k = w.settings.lineage.shingle_tokens;
   const out: Finding[] = [];
   for (let p = 0; p < g.steps.length; p++) {
+    if (!g.live[p] || g.statuses[p] !== S_OK || (g.types[p] & (T_PROMPT | T_GENERIC | T_RETRIEVAL)) === 0) continue;
     const s = g.steps[p];
-    if (!g.live[p] || s.status !== 'ok' || !(s.type === 'prompt' || s.type === 'generic' || s.type === 'retrieval')) continue;
     const passages = passagesOf(s.input);
     if (!passages || passages.length === 0) continue;
     const question = questionOf(w, s.input);
@@ -201,14 +201,12 @@ export function unusedContextFindings(w: BlameWork): Finding[] {
   // Positions of prompt and LLM steps that could have used a retrieval, in order.
   const users: number[] = [];
   for (let p = 0; p < g.steps.length; p++) {
-    const t = g.steps[p].type;
-    if (g.live[p] && (t === 'prompt' || t === 'llm') && (w.slice.size === 0 || w.slice.has(p))) users.push(p);
+    if (g.live[p] && g.types[p] & (T_PROMPT | T_LLM) && (w.slice.size === 0 || w.slice.has(p))) users.push(p);
   }
   // Unused retrievals grouped by the step that should have used them: one finding per such step.
   const byTarget = new Map<number, { r: number; evidence: Evidence | undefined; explanation: string | undefined; count: number }>();
   for (let r = 0; r < g.steps.length; r++) {
-    const s = g.steps[r];
-    if (!g.live[r] || s.type !== 'retrieval' || s.status !== 'ok' || lin.consumers.count(r) > 0) continue;
+    if (!g.live[r] || g.types[r] !== T_RETRIEVAL || g.statuses[r] !== S_OK || lin.consumers.count(r) > 0) continue;
     const relCheck = checkNamed(w.assess[r], 'retrieval.relevance');
     if (!relCheck || relCheck.value < rel) continue;
     let lo = 0;

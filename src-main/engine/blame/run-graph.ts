@@ -6,6 +6,7 @@
  */
 import type { RunDetail, Step } from '../../../src-shared/model';
 import { duplicateOf } from '../scoring/score-run';
+import { factsOf, statusCode, typeCode } from './step-codes';
 
 export interface RunGraph {
   detail: RunDetail;
@@ -21,6 +22,13 @@ export interface RunGraph {
   live: Uint8Array;
   /** 1 for steps whose parent id is not in the run (treated as roots). */
   orphan: Uint8Array;
+  /** Each step's type, status and facts as codes (step-codes.ts): what loops over every step test first. */
+  types: Uint8Array;
+  statuses: Uint8Array;
+  facts: Uint8Array;
+  /** Each step's name as an index into `names` (the distinct names, in order of first use), for the same reason. */
+  nameIds: Int32Array;
+  names: string[];
 }
 
 export function buildRunGraph(detail: RunDetail): RunGraph {
@@ -40,9 +48,25 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
   const orphan = new Uint8Array(n);
   const live = new Uint8Array(n);
   const childCount = new Int32Array(n);
+  const types = new Uint8Array(n);
+  const statuses = new Uint8Array(n);
+  const facts = new Uint8Array(n);
+  const nameIds = new Int32Array(n);
+  const names: string[] = [];
+  const nameIndex = new Map<string, number>();
   for (let i = 0; i < n; i++) {
     const s = steps[i];
     live[i] = duplicateOf(s) === null ? 1 : 0;
+    types[i] = typeCode(s.type);
+    statuses[i] = statusCode(s.status);
+    facts[i] = factsOf(s);
+    let id = nameIndex.get(s.name);
+    if (id === undefined) {
+      id = names.length;
+      names.push(s.name);
+      nameIndex.set(s.name, id);
+    }
+    nameIds[i] = id;
     const pid = s.parent_id;
     let p: number | undefined;
     if (pid !== null) {
@@ -105,6 +129,11 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
     depth,
     live,
     orphan,
+    types,
+    statuses,
+    facts,
+    nameIds,
+    names,
   };
 }
 
@@ -126,6 +155,11 @@ export function ancestorsOf(g: RunGraph, node: number): number[] {
     j = g.parent[j];
   }
   return out;
+}
+
+/** A key that is equal for two steps exactly when their types are: the type's code, or the type itself when it has none. */
+export function typeKeyOf(g: RunGraph, p: number): number | string {
+  return g.types[p] !== 0 ? g.types[p] : g.steps[p].type;
 }
 
 export function siblingsOf(g: RunGraph, node: number): number[] {
