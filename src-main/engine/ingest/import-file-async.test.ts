@@ -23,25 +23,31 @@ function setup(steps: number): { file: string } {
   return { file };
 }
 
+type Progress = { phase: string; bytesDone: number; bytesTotal: number };
+
+/** Imports `file` through the engine while calling it in a loop: the result, the progress events, and how many calls were answered meanwhile. */
+async function importWhileCalling(file: string) {
+  const progress: Progress[] = [];
+  const off = engine!.events.subscribe((event, p) => {
+    if (event === 'import-progress') progress.push(p as Progress);
+  });
+  let answeredDuring = 0;
+  let importing = true;
+  const importing$ = engine!.call('importPaths', { paths: [file] }).finally(() => (importing = false));
+  // Calls made while the import runs are answered before it ends.
+  while (importing) {
+    expect((await engine!.call('getInfo', {})).ok).toBe(true);
+    if (importing) answeredDuring++;
+    await new Promise((r) => setImmediate(r));
+  }
+  off();
+  return { result: await importing$, progress, answeredDuring };
+}
+
 describe('the engine importing a big OTLP/JSON file', () => {
   it('answers other calls while the file streams in, and reports progress through both passes', async () => {
     const { file } = setup(8_000);
-    const progress: { phase: string; bytesDone: number; bytesTotal: number }[] = [];
-    const off = engine!.events.subscribe((event, p) => {
-      if (event === 'import-progress') progress.push(p as (typeof progress)[number]);
-    });
-    let answeredDuring = 0;
-    let importing = true;
-    const importing$ = engine!.call('importPaths', { paths: [file] }).finally(() => (importing = false));
-    // Calls made while the import runs are answered before it ends.
-    while (importing) {
-      const info = await engine!.call('getInfo', {});
-      expect(info.ok).toBe(true);
-      if (importing) answeredDuring++;
-      await new Promise((r) => setImmediate(r));
-    }
-    off();
-    const result = await importing$;
+    const { result, progress, answeredDuring } = await importWhileCalling(file);
     expect(result.ok && result.value.imported[0].runs).toEqual(['big-otlp']);
     expect(answeredDuring).toBeGreaterThan(0);
     expect(new Set(progress.map((p) => p.phase))).toEqual(new Set(['index', 'write']));
@@ -87,20 +93,7 @@ function setupNative(steps: number): { file: string } {
 describe('the engine importing a big native file', () => {
   it('answers other calls between its blocks and reports how far it has got', async () => {
     const { file } = setupNative(8_000);
-    const progress: { phase: string; bytesDone: number; bytesTotal: number }[] = [];
-    const off = engine!.events.subscribe((event, p) => {
-      if (event === 'import-progress') progress.push(p as (typeof progress)[number]);
-    });
-    let answeredDuring = 0;
-    let importing = true;
-    const importing$ = engine!.call('importPaths', { paths: [file] }).finally(() => (importing = false));
-    while (importing) {
-      expect((await engine!.call('getInfo', {})).ok).toBe(true);
-      if (importing) answeredDuring++;
-      await new Promise((r) => setImmediate(r));
-    }
-    off();
-    const result = await importing$;
+    const { result, progress, answeredDuring } = await importWhileCalling(file);
     expect(result.ok && result.value.imported[0].runs).toEqual(['big-native']);
     expect(answeredDuring).toBeGreaterThan(0);
     expect(progress.length).toBeGreaterThan(3);
