@@ -5,6 +5,7 @@
  *   run) → abstention gate (healthy runs stop here) → rules → rank (merge,
  *   collapse repeats, cause before symptom).
  */
+import { withScratch } from './scratch-arrays';
 import type { BlamedStep, BlameResult, Confidence, FailureDetection } from '../../../src-shared/analysis';
 import type { RunDetail } from '../../../src-shared/model';
 import { quoteRun, quoteStep } from '../text/evidence-quote';
@@ -158,6 +159,11 @@ function fillAssertedSuspects(w: BlameWork, ranked: Ranked, blamed: BlamedStep[]
 }
 
 export function blameRun(detail: RunDetail, ctx: BlameContext): BlameResult {
+  // The hash tables of one blame reuse the arrays of the last one (scratch-arrays.ts says why).
+  return withScratch(() => blameWith(detail, ctx));
+}
+
+function blameWith(detail: RunDetail, ctx: BlameContext): BlameResult {
   const w = prepareBlameWork(detail, ctx);
   const g = w.graph;
   const asserted = ctx.asserted === true;

@@ -4,6 +4,7 @@
  * shingle hashes per large run; a JS Map spends most of that time in
  * allocation and garbage collection, this spends none.
  */
+import { int32Cells } from './scratch-arrays';
 // Slots hold key + 1, so that a fresh (zeroed) array is an empty table: no fill needed.
 const EMPTY = 0;
 
@@ -16,7 +17,7 @@ export class IntMap {
   constructor(expected = 1024) {
     let cap = 1024;
     while (cap < expected * 2) cap *= 2;
-    this.cells = new Int32Array(cap * 2);
+    this.cells = int32Cells(cap * 2);
     this.mask = cap - 1;
   }
 
@@ -70,7 +71,7 @@ export class IntMap {
 
   private grow(): void {
     const old = this.cells;
-    this.cells = new Int32Array(old.length * 2);
+    this.cells = int32Cells(old.length * 2);
     this.mask = (this.mask << 1) | 1;
     this.count = 0;
     for (let j = 0; j < old.length; j += 2) if (old[j] !== EMPTY) this.set(old[j] - 1, old[j + 1]);

@@ -7,6 +7,7 @@
  */
 
 /** Cells per slot: key + 1 (0 = empty), latest producer, first position seen, looked-up flag. 16 bytes, so a slot never straddles a cache line. */
+import { int32Cells } from './scratch-arrays';
 const CELLS = 4;
 const EMPTY = 0;
 
@@ -22,7 +23,7 @@ export class ValueIndex {
   ) {
     let cap = 1024;
     while (cap < expected * 2) cap *= 2;
-    this.cells = new Int32Array(cap * CELLS);
+    this.cells = int32Cells(cap * CELLS);
     this.mask = cap - 1;
   }
 
@@ -100,7 +101,7 @@ export class ValueIndex {
   private grow(): void {
     const old = this.cells;
     const cap = (this.mask + 1) * 2;
-    const cells = new Int32Array(cap * CELLS);
+    const cells = int32Cells(cap * CELLS);
     const mask = cap - 1;
     for (let j = 0; j < old.length; j += CELLS) {
       const stored = old[j];
