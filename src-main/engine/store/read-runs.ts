@@ -149,11 +149,6 @@ export function resolveRunId(db: ReadableDb, idOrPrefix: string): string {
   throw new EngineError('ambiguous', `"${idOrPrefix}" matches several runs: ${matches.slice(0, 5).map((m) => m.run_id).join(', ')}${matches.length > 5 ? ', …' : ''}`);
 }
 
-/** How many steps a run has (by its full id), without reading them. */
-export function countSteps(db: ReadableDb, runId: string): number {
-  return (db.prepare('SELECT COUNT(*) AS n FROM steps WHERE run_id = ?').get(runId) as { n: number }).n;
-}
-
 /**
  * A run's own fields (with its origin and run-level scores) and its steps' user scores by step
  * id: what getRun and the paged reads (read-run-pages.ts) both start from.

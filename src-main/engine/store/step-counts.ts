@@ -3,7 +3,7 @@
  * not count every run's steps on each read: counting them was half the time of
  * listing 10,000 runs (bench/store-at-size.ts).
  */
-import type { Db } from './open-database';
+import type { Db, ReadableDb } from './open-database';
 import { readMark, versionStamp, writeMark } from './catch-up-marks';
 
 /** Runs changed since the mark whose count is missing or older (through runs_by_update: checked in the tests). */
@@ -28,4 +28,9 @@ export function catchUpStepCounts(db: Db, now = Date.now()): void {
     }
     writeMark(db, 'step_counts', next ?? changed[changed.length - 1].updated_at);
   })();
+}
+
+/** How many steps a run has (by its full id), without reading them. */
+export function countSteps(db: ReadableDb, runId: string): number {
+  return (db.prepare('SELECT COUNT(*) AS n FROM steps WHERE run_id = ?').get(runId) as { n: number }).n;
 }

@@ -10,6 +10,7 @@
  */
 import type { Db, ReadableDb } from './open-database';
 import { readMark, versionStamp, writeMark } from './catch-up-marks';
+import { countSteps } from './step-counts';
 
 /**
  * Between two fields of a document. A query without this character cannot
@@ -65,14 +66,19 @@ export interface StepTextQuery {
 export function stepTextQuery(db: ReadableDb, text: string): StepTextQuery | null {
   if (text.includes('\u0000')) return null;
   const plain = PLAIN.test(text);
-  if ([...text].length >= 3) return { match: `"${text.replaceAll('"', '""')}"`, plain };
+  if ([...text].length >= 3) return { match: ftsPhrase(text), plain };
   if (text.includes(FIELD_SEPARATOR) || ![...text].every((c) => PLAIN.test(c) || (c.length === 1 && caseless(c)))) return null;
   // Folded as the index folds it (A–Z; other characters have no case); the terms from it up to the next text after all it starts.
   const from = text.toLowerCase();
   const to = from.slice(0, -1) + String.fromCharCode(from.charCodeAt(from.length - 1) + 1);
   const terms = db.prepare('SELECT term FROM step_text_terms WHERE term >= ? AND term < ? LIMIT ?').pluck().all(from, to, SHORT_QUERY_TERMS + 1) as string[];
   if (terms.length > SHORT_QUERY_TERMS) return null;
-  return { match: terms.length === 0 ? null : terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR '), plain };
+  return { match: terms.length === 0 ? null : terms.map(ftsPhrase).join(' OR '), plain };
+}
+
+/** Text as one FTS5 phrase: quoted, inner quotes doubled, so NEAR, AND, * and quotes are text. */
+function ftsPhrase(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 /** A character of one UTF-16 unit that no case mapping changes (digits, CJK, punctuation): FTS5 folds it to itself. */
@@ -108,9 +114,8 @@ export function catchUpStepText(db: Db, opts: { budgetMs?: number; now?: () => n
   let steps = 0;
   // The mark stops at the first run not indexed for good (left for later, or changed this millisecond).
   let mark: number | null = null;
-  const stepCount = db.prepare('SELECT COUNT(*) FROM steps WHERE run_id = ?').pluck();
   const indexRun = (run: (typeof changed)[number]) => {
-    if (opts.skipRunsOver !== undefined && (stepCount.get(run.run_id) as number) > opts.skipRunsOver) {
+    if (opts.skipRunsOver !== undefined && countSteps(db, run.run_id) > opts.skipRunsOver) {
       mark ??= run.updated_at;
       return;
     }
