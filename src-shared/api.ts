@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { ImportError, ImportReport, RunDetail, RunSummary } from './model';
 import type { RunSkeleton, StepPayload } from './run-skeleton';
 import type { FindHit } from './find-steps';
+import type { ImportProgress } from './import-progress';
 import type { BlameResult, DiffResult, StepHealth } from './analysis';
 import { forkEditSchema, oracleSchema } from './experiments';
 import type { BlameConfirmation, ExperimentDetail, ExperimentEstimate, ExperimentProgress, ExperimentSummary } from './experiments';
@@ -204,8 +205,8 @@ export interface ApiEvents {
   menu: { action: 'export-report' };
   /** A fork experiment's trial started or ended, or the experiment ended. */
   'experiment-progress': ExperimentProgress;
-  /** A big OTLP/JSON file is being imported: `index` reads every span once to plan the runs, `write` stores them. */
-  'import-progress': { file: string; phase: 'index' | 'write'; bytesDone: number; bytesTotal: number };
+  /** A big file is being imported (OTLP/JSON: `index` reads every span once to plan the runs, `write` stores them; native: `write`). */
+  'import-progress': ImportProgress;
 }
 export type EventName = keyof ApiEvents;
 export const EVENT_NAMES: EventName[] = ['data-changed', 'import-errors', 'menu', 'experiment-progress', 'import-progress'];

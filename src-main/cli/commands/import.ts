@@ -1,20 +1,17 @@
-import path from 'node:path';
 import type { Command } from '../command';
 import { EXIT_BAD_INPUT, EXIT_OK } from '../command';
 import { UsageError } from '../args';
 import { callEngine } from '../unwrap';
 import { safeLine } from '../format-text';
-import type { ApiEvents } from '../../../src-shared/api';
+import { describeImportProgress, type ImportProgress } from '../../../src-shared/import-progress';
 
 /** Status lines at most this often: a big file reports progress every few thousand spans. */
 const PROGRESS_EVERY_MS = 100;
 
-/** "importing big.json: reading spans 41% (190 of 463 MB)": what the engine reports of a big file's import (the file's name: the line is one terminal row). */
-export function importProgressLine(p: ApiEvents['import-progress']): string {
-  const pct = p.bytesTotal > 0 ? Math.floor((100 * p.bytesDone) / p.bytesTotal) : 0;
-  const mb = (b: number) => (b / 1e6).toFixed(b < 10e6 ? 1 : 0);
-  const what = p.phase === 'index' ? 'reading spans' : 'storing steps';
-  return `importing ${safeLine(path.basename(p.file))}: ${what} ${pct}% (${mb(p.bytesDone)} of ${mb(p.bytesTotal)} MB)`;
+/** "importing big.json: reading spans 41% (190 of 463 MB)": what the engine reports of a big file's import. */
+export function importProgressLine(p: ImportProgress): string {
+  const { name, status } = describeImportProgress(p);
+  return `importing ${safeLine(name)}: ${status}`;
 }
 
 export const importCommand: Command = {
@@ -29,7 +26,7 @@ export const importCommand: Command = {
     const unsubscribe = engine.events.subscribe((event, payload) => {
       if (event !== 'import-progress' || performance.now() - shownAt < PROGRESS_EVERY_MS) return;
       shownAt = performance.now();
-      ctx.progress(importProgressLine(payload as ApiEvents['import-progress']));
+      ctx.progress(importProgressLine(payload as ImportProgress));
     });
     let report;
     try {

@@ -16,7 +16,7 @@ import type { ImportError } from '../../../src-shared/model';
 import type { Db } from '../store/open-database';
 import { recordErrors } from './import-file';
 import { importFileAsync } from './import-file-async';
-import type { ImportProgress } from './otlp/otlp-stream-import';
+import type { ImportProgress } from '../../../src-shared/import-progress';
 
 export const TRACE_FILE = /\.(jsonl|ndjson|json)$/i;
 

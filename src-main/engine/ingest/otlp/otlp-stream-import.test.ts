@@ -19,7 +19,8 @@ import { UnusualOtlpShape } from './otlp-span-stream';
 import { exportOtlp } from '../foreign/index';
 import { foldRecords } from '../native/fold-records';
 import { syntheticRunRecords } from '../../../../test/support/synthetic-trace';
-import { importOtlpStreaming, importOtlpStreamingAsync, type ImportProgress } from './otlp-stream-import';
+import { importOtlpStreaming, importOtlpStreamingAsync } from './otlp-stream-import';
+import type { ImportProgress } from '../../../../src-shared/import-progress';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 let dir: string;

@@ -18,6 +18,7 @@
  * be cancelled between blocks; what was committed stays, and the file is not
  * marked done, so it is imported again later.
  */
+import type { ImportProgress } from '../../../../src-shared/import-progress';
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -38,14 +39,6 @@ import { isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream
 const BLOCK_RECORDS = 4096;
 /** Spans handled between two looks at the event loop (async import) and two progress reports. */
 const SPANS_PER_TURN = 2000;
-
-export interface ImportProgress {
-  file: string;
-  /** `index`: reading every span once to plan the runs; `write`: reading them again and storing them. */
-  phase: 'index' | 'write';
-  bytesDone: number;
-  bytesTotal: number;
-}
 
 export interface StreamImportOptions {
   /** Stops the import between two blocks; the committed blocks stay, and the file is not marked imported. */
