@@ -9,7 +9,7 @@ import type { Json } from '../../../../src-shared/trace-format';
 import type { ForeignStep } from './foreign-run';
 
 // Layers record the same call a few ms apart; SDK clocks tick in ms.
-const NESTING_TOLERANCE_MS = 5;
+export const NESTING_TOLERANCE_MS = 5;
 
 /** Message content nests a few levels at most; a hostile file may nest thousands (no stack overflow here). */
 const MAX_TEXT_DEPTH = 20;
@@ -30,7 +30,7 @@ function text(value: Json | undefined, depth = 0): string {
  * next to each other in start order: comparing with the most recent calls
  * only keeps this linear on traces of 100k model calls.
  */
-const RECENT_CALLS = 64;
+export const RECENT_CALLS = 64;
 
 function nested(inner: ForeignStep, outer: ForeignStep): boolean {
   if (inner.end === null || outer.end === null) return false;

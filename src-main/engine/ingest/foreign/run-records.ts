@@ -11,7 +11,7 @@ import type { ForeignIssue, ForeignRun, ForeignStep } from './foreign-run';
 import { findUpstreamErrors } from './upstream-errors';
 
 /** The same escaping the SDKs apply to a key segment, so keys compare across sources. */
-function keySegment(name: string): string {
+export function keySegment(name: string): string {
   return /[%/#]/.test(name) ? name.replace(/[%/#]/g, (c) => encodeURIComponent(c)) : name;
 }
 
@@ -88,7 +88,7 @@ function breakCycles(run: ForeignRun, steps: ForeignStep[], issues: ForeignIssue
 }
 
 /** Longest replay key built from parent keys; deeper steps get a key of their own id (keys of a 50,000-deep chain would be quadratic). */
-const MAX_KEY_CHARS = 1000;
+export const MAX_KEY_CHARS = 1000;
 
 /**
  * Start order: stable by start time, then parents before children. A child

@@ -17,20 +17,11 @@
 import { syntheticParentId } from '../foreign/synthetic-parent-id';
 import { TRACE_FORMAT_VERSION, type Json, type TraceError, type TraceRecord } from '../../../../src-shared/trace-format';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
-import { callText } from '../foreign/duplicate-llm-calls';
+import { callText, NESTING_TOLERANCE_MS, RECENT_CALLS } from '../foreign/duplicate-llm-calls';
 import { stepErrorLines } from '../foreign/upstream-errors';
-import { stepEndRecord } from '../foreign/run-records';
+// The rules' constants and key escaping come from the whole-run planner, so the two cannot drift apart.
+import { keySegment, MAX_KEY_CHARS, stepEndRecord } from '../foreign/run-records';
 
-/** The same escaping as run-records.ts (the SDKs' key segments). */
-function keySegment(name: string): string {
-  return /[%/#]/.test(name) ? name.replace(/[%/#]/g, (c) => encodeURIComponent(c)) : name;
-}
-
-/** As run-records.ts: a longer path-like key is replaced by one from the step's own id. */
-const MAX_KEY_CHARS = 1000;
-/** As duplicate-llm-calls.ts: layers record one call within a few ms, and calls are compared with the most recent ones only. */
-const NESTING_TOLERANCE_MS = 5;
-const RECENT_CALLS = 64;
 
 /**
  * A 53-bit digest of a call text (cyrb53), 0 for the empty text. Duplicate detection only asks whether two
