@@ -20,6 +20,7 @@ import type { Settings } from '../scoring/settings';
 import { isEmptyPayload, isObj, jsonText, llmText } from '../text/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
+import { int32Cells } from './scratch-arrays';
 import { StepLists, StepListsBuilder, stepListsOf } from './step-lists';
 import { StringIndex } from './string-index';
 import { ValueIndex } from './value-index';
@@ -172,9 +173,14 @@ class EndHeap {
   }
 }
 
-/** The lineage's edge list, grown by doubling. */
-function newEdgeList(): LineageEdgeList {
-  return { from: new Int32Array(1024), to: new Int32Array(1024), bits: new Int32Array(1024), weight: new Int32Array(1024), count: 0 };
+/**
+ * The lineage's edge list, sized for one edge per step and grown by doubling. Grown from 1,024, a 100,000-step
+ * run (~0.5 edges per step) made and copied four new arrays 6 times; from the scratch arrays, the next blame of
+ * the same length reuses them.
+ */
+function newEdgeList(steps: number): LineageEdgeList {
+  const cap = Math.max(1024, steps);
+  return { from: int32Cells(cap), to: int32Cells(cap), bits: int32Cells(cap), weight: int32Cells(cap), count: 0 };
 }
 
 function pushEdge(edges: LineageEdgeList, from: number, to: number, bits: number, weight: number): void {
@@ -295,7 +301,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const n = g.steps.length;
   const L = settings.lineage;
   const maxChars = L.max_tokens_per_field * 8;
-  const inProducers = new StepListsBuilder(n);
+  const inProducers = new StepListsBuilder(n, n);
   // Only parents have output producers: a map, not an array of 100,000 mostly empty lists (run-graph.ts says why).
   const outProducers = new Map<number, number[]>();
   const fromParent = new Uint8Array(n);
@@ -306,7 +312,10 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   const values = new ValueIndex(n * 2, NOT_SEEN);
   const latestShingle = new IntMap(n * 2);
   const writers = new Map<string, number>();
-  const callOwner = new StringIndex();
+  // Call ids are issued by LLM steps, about one each in an agent loop.
+  let llmSteps = 0;
+  for (let p = 0; p < n; p++) if (g.types[p] === T_LLM) llmSteps++;
+  const callOwner = new StringIndex(llmSteps);
   const awaiting = new Map<number, number[]>();
   const lastEnded = new Map<number, number>();
 
@@ -367,7 +376,7 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     }
     voteCount = 0;
   };
-  const edges = newEdgeList();
+  const edges = newEdgeList(n);
   const addEdge = (from: number, to: number, bits: number, weight: number): void => pushEdge(edges, from, to, bits, weight);
 
   const start = (p: number): void => {

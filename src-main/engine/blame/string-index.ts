@@ -3,7 +3,12 @@
  * string, with the strings kept in one array to confirm a match (so a hash collision never links the wrong call).
  * Lineage records every call id an LLM issued; on a 100,000-step run a JS Map of ~33,000 string keys took ~40 ms
  * (its growth and garbage; profiled), ×20 the 10,000-step cost, this takes a few.
+ *
+ * Sized up front from the expected count: grown from 1,024 slots, the table of a 100,000-step run was rehashed
+ * 6 times (3 at 10,000 steps), each rehash a pass of cache misses over the whole table, and its set() was ×27 the
+ * 10k cost in a CPU profile. Slots and values come from the scratch arrays (scratch-arrays.ts).
  */
+import { int32Cells } from './scratch-arrays';
 import { hashKey } from './value-features';
 
 const EMPTY = 0;
@@ -12,14 +17,17 @@ export class StringIndex {
   /** Per slot: hash + 1 (0 = empty), entry number. */
   private slots: Int32Array;
   private mask: number;
+  /** Entry i: keys[i] → values[i]; entries are appended (keys stays a packed array). */
   private keys: string[] = [];
-  private values: number[] = [];
+  private values: Int32Array;
 
+  /** `expected`: about how many keys will be set (more is fine: the table grows). */
   constructor(expected = 1024) {
     let cap = 1024;
     while (cap < expected * 2) cap *= 2;
-    this.slots = new Int32Array(cap * 2);
+    this.slots = int32Cells(cap * 2);
     this.mask = cap - 1;
+    this.values = int32Cells(cap >>> 1);
   }
 
   /** Slot index (×2) holding `key`, or the empty slot where it would go. */
@@ -45,20 +53,25 @@ export class StringIndex {
       this.values[this.slots[at + 1]] = value;
       return;
     }
-    if ((this.keys.length + 1) * 2 > this.mask + 1) {
+    const entry = this.keys.length;
+    if ((entry + 1) * 2 > this.mask + 1) {
       this.grow();
       at = this.slot(key, stored);
     }
     this.slots[at] = stored;
-    this.slots[at + 1] = this.keys.length;
+    this.slots[at + 1] = entry;
     this.keys.push(key);
-    this.values.push(value);
+    this.values[entry] = value;
   }
 
   private grow(): void {
     const old = this.slots;
     const mask = (this.mask << 1) | 1;
-    const slots = new Int32Array((mask + 1) * 2);
+    const slots = int32Cells((mask + 1) * 2);
+    // Entries keep their numbers; at most half the slots are used, so half as many value cells suffice.
+    const values = int32Cells((mask + 1) >>> 1);
+    values.set(this.values);
+    this.values = values;
     for (let j = 0; j < old.length; j += 2) {
       if (old[j] === EMPTY) continue;
       let i = (Math.imul(old[j], 0x9e3779b1) >>> 7) & mask;
