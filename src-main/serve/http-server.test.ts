@@ -76,6 +76,20 @@ describe('tb serve', () => {
     expect(notJson.status).toBe(400);
   });
 
+  it('says how long the engine and the serialization took, and a changed run is never answered with its old skeleton text', async () => {
+    const home = await setup();
+    const file = path.join(home, 'r.jsonl');
+    fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'r', steps: 20 })));
+    expect((await engine.call('importPaths', { paths: [file] })).ok).toBe(true);
+    const first = await call('getRunSkeleton', { runId: 'r' });
+    expect(first.headers['server-timing']).toMatch(/^engine;dur=[\d.]+, json;dur=[\d.]+$/);
+    expect((await call('getRunSkeleton', { runId: 'r' })).body).toBe(first.body);
+    fs.appendFileSync(file, toJsonl([{ type: 'score', run_id: 'r', step_id: 's3', name: 'quality', value: 0.5, ts: 1_700_000_000_999 }]));
+    expect((await engine.call('importPaths', { paths: [file] })).ok).toBe(true);
+    const scored = JSON.parse((await call('getRunSkeleton', { runId: 'r' })).body);
+    expect(scored.value.steps.user_scores[3]).toEqual([{ name: 'quality', value: 0.5, source: 'user' }]);
+  });
+
   it('an unknown run is a not_found result, not a crash', async () => {
     await setup();
     expect(JSON.parse((await call('getRun', { runId: 'nope' })).body)).toMatchObject({ ok: false, error: { code: 'not_found' } });

@@ -58,7 +58,8 @@ describe('a run read in pages over HTTP', () => {
     const skeleton = await value<RunSkeleton>('getRunSkeleton', { runId: 'big' });
     expect(skeleton.run).toEqual(whole.run);
     expect(skeleton.steps.step_id).toEqual(whole.steps.map((s) => s.step_id));
-    expect([skeleton.steps.status[7], skeleton.steps.parent_id[7], skeleton.steps.name[7]]).toEqual(['error', 's0', 'generate']);
+    const steps = detailFromSkeleton(skeleton).steps;
+    expect([steps[7].status, steps[7].parent_id, steps[7].name]).toEqual(['error', 's0', 'generate']);
     expect(skeleton.steps).not.toHaveProperty('input');
     expect(skeleton.steps.user_scores).toEqual({ 2: [{ name: 'quality', value: 0.25, explanation: 'vague', source: 'user' }] });
     expect(skeleton.steps.usage).toEqual({ 3: { input_tokens: 120, output_tokens: 30 } });
@@ -115,8 +116,47 @@ describe('a run read in pages over HTTP', () => {
     const skeleton = await value<RunSkeleton>('getRunSkeleton', { runId: 'loop' });
     expect(whole.run.extra.$parent_cycles_broken).toHaveLength(1);
     expect(skeleton.run.extra).toEqual(whole.run.extra);
-    expect(skeleton.steps.parent_id).toEqual(whole.steps.map((s) => s.parent_id));
-    expect(skeleton.steps.parent_id.filter((p) => p === null)).toHaveLength(2);
+    const parents = detailFromSkeleton(skeleton).steps.map((s) => s.parent_id);
+    expect(parents).toEqual(whole.steps.map((s) => s.parent_id));
+    expect(parents.filter((p) => p === null)).toHaveLength(2);
+  });
+
+  it('a run of odd steps (written out of start order, an orphaned parent, indexes from 10 in steps of 3, times with fractions and one near 0) rebuilds exactly getRun', async () => {
+    await setup(0);
+    const file = path.join(os.tmpdir(), `tb-odd-${process.pid}.jsonl`);
+    const base = 1_700_000_000_000.25;
+    const step = (id: string, parent: string | null, index: number, ts: number, end: number | null) => [
+      { type: 'step-start', run_id: 'odd', step_id: id, parent_id: parent, index, name: `n-${id}`, step_type: index % 2 ? 'tool' : 'llm', replay_key: `${id}#0`, ts, input: index },
+      ...(end === null ? [] : [{ type: 'step-end', run_id: 'odd', step_id: id, status: id === 'c' ? 'error' : 'ok', ts: end, output: index }]),
+    ];
+    const records = [
+      { type: 'run-start', v: '1.0', run_id: 'odd', pipeline: 'odd', ts: base, input: 'x' },
+      ...step('d', 'a', 19, base + 7.125, base + 9),
+      ...step('b', 'a', 13, base + 1.1, base + 2.2),
+      ...step('a', null, 10, base, base + 10.5),
+      ...step('c', 'ghost', 16, 0.1, 0.30000000000000004),
+      ...step('e', 'd', 22, base + 8, null),
+      { type: 'run-end', run_id: 'odd', status: 'ok', ts: base + 11, output: 'y' },
+    ];
+    fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const imported = await engine.call('importPaths', { paths: [file] });
+    if (!imported.ok) throw new Error(imported.error.message);
+    const whole = await value<RunDetail>('getRun', { runId: 'odd' });
+    const skeleton = await value<RunSkeleton>('getRunSkeleton', { runId: 'odd' });
+    const payloads = await value<StepPayload[]>('getStepPayloads', { runId: 'odd', from: 0, count: 10 });
+    expect(whole.steps.map((s) => s.step_id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(detailFromSkeleton(skeleton).steps.map((st, i) => withPayload(st, payloads[i]))).toEqual(whole.steps);
+    expect(whole.steps[2].parent_id).toBe('ghost');
+    // The step near 0 would not add back exactly onto an origin of 1.7e12: times go as they are.
+    expect(skeleton.steps.time_origin).toBe(0);
+  });
+
+  it('times go as offsets from the first start when they add back exactly', async () => {
+    await setup(30);
+    const skeleton = await value<RunSkeleton>('getRunSkeleton', { runId: 'big' });
+    expect(skeleton.steps.time_origin).toBe(1_700_000_000_000);
+    expect(skeleton.steps.started_at.slice(0, 3)).toEqual([0, 1, 2]);
+    expect(skeleton.steps.words.length).toBeLessThan(10);
   });
 
   it('blame with notable step scores keeps every failing or partial score whole and lists fully passing steps by id', async () => {

@@ -32,6 +32,19 @@ describe('step tree', () => {
     expect(rows.map((r) => r.id).sort()).toEqual(['a', 'b', 'c', 'root']);
   });
 
+  it("a skeleton's parent positions give the same tree as its parent ids, and are ignored when the steps are not in start order", () => {
+    const steps = [step('root', null, 0), step('x', 'root', 5), step('orphan', 'gone', 6), step('y', 'root', 9), step('z', 'y', 12)];
+    const byIds = buildStepTree(steps);
+    const byPositions = buildStepTree(steps, [-1, 0, -1, 0, 3]);
+    for (const id of ['root', 'x', 'orphan', 'y', 'z']) {
+      expect([byPositions.parentOf(id), byPositions.depthOf(id), byPositions.descendantsOf(id)]).toEqual([byIds.parentOf(id), byIds.depthOf(id), byIds.descendantsOf(id)]);
+    }
+    expect([...byPositions.children]).toEqual([...byIds.children]);
+    // Out of start order, positions would name the wrong steps: the ids decide.
+    const shuffled = buildStepTree([steps[4], ...steps.slice(0, 4)], [3, -1, 0, -1, 0]);
+    expect(shuffled.parentOf('z')).toBe('y');
+  });
+
   it('steps with gaps in their start indices keep their order and parents', () => {
     const tree = buildStepTree([step('root', null, 0), step('x', 'root', 5), step('y', 'root', 9), step('z', 'y', 12)]);
     expect(tree.children.get('root')).toEqual(['x', 'y']);

@@ -21,8 +21,10 @@ export interface StepTree {
  * each string-keyed Map pass costs ~70 ms, and the first version (five such
  * passes) took 450 ms in Chromium on a 100,000-step run.
  */
-export function buildStepTree(steps: Step[]): StepTree {
-  const sorted = [...steps].sort((a, b) => a.index - b.index);
+export function buildStepTree(steps: Step[], parentPositions?: readonly number[]): StepTree {
+  // Steps already in index order (a skeleton's always are) are used as they are: no copy, no sort.
+  const inOrder = steps.every((s, i) => i === 0 || steps[i - 1].index <= s.index);
+  const sorted = inOrder ? steps : [...steps].sort((a, b) => a.index - b.index);
   const n = sorted.length;
   const byId = new Map<string, Step>();
   for (const step of sorted) byId.set(step.step_id, step);
@@ -35,11 +37,16 @@ export function buildStepTree(steps: Step[]): StepTree {
 
   const parentPos = new Int32Array(n).fill(-1);
   const childCount = new Int32Array(n + 1);
+  // A skeleton's parents come as positions in this same order (-1: none): 100,000 lookups by id fewer.
+  const known = inOrder && parentPositions?.length === n;
   for (let i = 0; i < n; i++) {
-    const step = sorted[i];
-    // A parent that never made it into the trace (orphaned span) makes its children roots.
-    const parent = step.parent_id !== null && step.parent_id !== step.step_id ? byId.get(step.parent_id) : undefined;
-    if (parent) parentPos[i] = posOf(parent);
+    if (known) parentPos[i] = parentPositions[i] === i ? -1 : parentPositions[i];
+    else {
+      const step = sorted[i];
+      // A parent that never made it into the trace (orphaned span) makes its children roots.
+      const parent = step.parent_id !== null && step.parent_id !== step.step_id ? byId.get(step.parent_id) : undefined;
+      if (parent) parentPos[i] = posOf(parent);
+    }
     childCount[parentPos[i] + 1]++;
   }
   // Children in start order, as one flat array sliced per parent (slot 0 holds the roots).
