@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Run } from './model';
 import type { RunSkeleton, StepPayload } from './run-skeleton';
-import { detailFromSkeleton, withPayload } from './run-skeleton';
+import { detailFromSkeleton, parentPositions, withPayload } from './run-skeleton';
 
 const run = { run_id: 'r1', started_at: 1000 } as Run;
 
@@ -9,7 +9,7 @@ const skeleton: RunSkeleton = {
   run,
   steps: {
     step_id: ['s0', 's1', 's2'],
-    parent: [-1, 0, -1],
+    parent: [0, 1, 0],
     parent_missing: { 2: 'gone' },
     index_offset: [0, 0, 5],
     words: ['agent', 'ok', 'lookup', 'tool', 'error'],
@@ -17,6 +17,7 @@ const skeleton: RunSkeleton = {
     type: [0, 3, 3],
     status: [1, 4, 1],
     time_origin: 1000,
+    time_deltas: false,
     started_at: [0, 10, 20],
     ended_at: [500, null, 25],
     user_scores: { 1: [{ name: 'quality', value: 0.2, explanation: null, step_id: 's1' } as never] },
@@ -35,6 +36,12 @@ describe('a big run opened from its skeleton', () => {
     expect(d.steps[2].usage).toEqual({ input_tokens: 3 });
     expect(d.steps[1].user_scores).toHaveLength(1);
     expect(d.steps[1]).toMatchObject({ input: null, output: null, error: null, usage: null, metadata: {} });
+  });
+
+  it('times sent as deltas (each start after the previous one, ends as durations) come out the same', () => {
+    const deltas: RunSkeleton = { ...skeleton, steps: { ...skeleton.steps, time_deltas: true, started_at: [0, 10, 10], ended_at: [500, null, 5] } };
+    expect(detailFromSkeleton(deltas).steps).toEqual(detailFromSkeleton(skeleton).steps);
+    expect([...parentPositions(skeleton.steps)]).toEqual([-1, 0, -1]);
   });
 
   it('a step stamped as ending before it started lasts 0 ms, as getRun says', () => {

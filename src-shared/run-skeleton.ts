@@ -14,7 +14,7 @@ import type { TokenUsage } from './trace-format';
 
 export interface StepColumns {
   step_id: string[];
-  /** Position of each step's parent in these columns, -1 for none: a root, a parent cut from a cycle, or one naming no step of the run (see parent_missing). */
+  /** How many positions back each step's parent is (negative: further on), 0 for none: a root, a parent cut from a cycle, or one naming no step of the run (see parent_missing). */
   parent: number[];
   /** A parent_id naming no step of this run (an orphaned span), by position, as recorded. */
   parent_missing: Record<number, string>;
@@ -25,8 +25,13 @@ export interface StepColumns {
   name: number[];
   type: number[];
   status: number[];
-  /** Times are milliseconds after this (the first start, or 0 when an offset would not add back exactly). */
+  /** Times are milliseconds after this (the run's start, or 0 when an offset would not add back exactly). */
   time_origin: number;
+  /**
+   * true: started_at holds the time since the previous step's start (the first: since time_origin) and
+   * ended_at the step's duration; false: both hold offsets from time_origin. Either way they add back exactly.
+   */
+  time_deltas: boolean;
   started_at: number[];
   ended_at: (number | null)[];
   /** Only the steps that have user scores, by position. */
@@ -61,15 +66,16 @@ export function detailFromSkeleton(s: RunSkeleton): RunDetail {
   const origin = c.time_origin;
   const words = c.words;
   const steps: Step[] = new Array(c.step_id.length);
+  let previous = origin;
   for (let i = 0; i < c.step_id.length; i++) {
-    const p = c.parent[i];
-    const started = origin + c.started_at[i];
-    const endOffset = c.ended_at[i];
-    const ended = endOffset === null ? null : origin + endOffset;
+    const back = c.parent[i];
+    const started = c.time_deltas ? (previous += c.started_at[i]) : origin + c.started_at[i];
+    const end = c.ended_at[i];
+    const ended = end === null ? null : (c.time_deltas ? started : origin) + end;
     steps[i] = {
       run_id: s.run.run_id,
       step_id: c.step_id[i],
-      parent_id: p >= 0 ? c.step_id[p] : (c.parent_missing[i] ?? null),
+      parent_id: back !== 0 ? c.step_id[i - back] : (c.parent_missing[i] ?? null),
       index: i + c.index_offset[i],
       name: words[c.name[i]],
       type: words[c.type[i]] as Step['type'],
@@ -91,6 +97,13 @@ export function detailFromSkeleton(s: RunSkeleton): RunDetail {
     };
   }
   return { run: s.run, steps };
+}
+
+/** Each step's parent as a position in the skeleton's order, -1 for none (what buildStepTree takes). */
+export function parentPositions(c: StepColumns): Int32Array {
+  const out = new Int32Array(c.parent.length);
+  for (let i = 0; i < out.length; i++) out[i] = c.parent[i] === 0 ? -1 : i - c.parent[i];
+  return out;
 }
 
 /** A step with its fetched payload (unchanged when the payload is another step's, or not here yet). */

@@ -151,11 +151,14 @@ describe('a run read in pages over HTTP', () => {
     expect(skeleton.steps.time_origin).toBe(0);
   });
 
-  it('times go as offsets from the first start when they add back exactly', async () => {
+  it('times go as deltas from the run start and durations when they add back exactly, parents as distances back', async () => {
     await setup(30);
     const skeleton = await value<RunSkeleton>('getRunSkeleton', { runId: 'big' });
     expect(skeleton.steps.time_origin).toBe(1_700_000_000_000);
-    expect(skeleton.steps.started_at.slice(0, 3)).toEqual([0, 1, 2]);
+    expect(skeleton.steps.time_deltas).toBe(true);
+    expect(skeleton.steps.started_at.slice(0, 3)).toEqual([0, 1, 1]);
+    expect(skeleton.steps.ended_at.slice(0, 3)).toEqual([0.5, 0.5, 0.5]);
+    expect(skeleton.steps.parent.slice(0, 3)).toEqual([0, 1, 2]);
     expect(skeleton.steps.words.length).toBeLessThan(10);
   });
 

@@ -101,6 +101,9 @@ export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.no
     const at = position.get(stepId);
     if (at !== undefined) userScores[at] = scoresOf(rows);
   }
+  // Parents as distances back (0: none): a parent is mostly a few steps up, so 1–2 digits instead of 5–6.
+  for (let i = 0; i < n; i++) parent[i] = parent[i] === -1 ? 0 : i - parent[i];
+  const times = compactTimes(origin, JSON.parse(json[6] as string) as number[], JSON.parse(json[7] as string) as (number | null)[]);
   const steps: StepColumns = {
     step_id: stepIds,
     parent,
@@ -111,12 +114,32 @@ export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.no
     type,
     status,
     time_origin: origin,
-    started_at: JSON.parse(json[6] as string) as number[],
-    ended_at: JSON.parse(json[7] as string) as (number | null)[],
+    ...times,
     user_scores: userScores,
     usage,
   };
   return { run, steps };
+}
+
+/**
+ * Starts as the time since the previous step's start and ends as durations, when every one adds back
+ * exactly (whole milliseconds always do): 6–7 digits each became 1–3 in a 7-minute run, ~0.9 MB less
+ * at 100,000 steps. Otherwise the offsets from the origin, as read.
+ */
+function compactTimes(origin: number, startOffsets: number[], endOffsets: (number | null)[]): Pick<StepColumns, 'started_at' | 'ended_at' | 'time_deltas'> {
+  const n = startOffsets.length;
+  const started = new Array<number>(n);
+  const ended = new Array<number | null>(n);
+  let previous = origin;
+  for (let i = 0; i < n; i++) {
+    const start = origin + startOffsets[i];
+    const end = endOffsets[i] === null ? null : origin + endOffsets[i]!;
+    started[i] = start - previous;
+    ended[i] = end === null ? null : end - start;
+    if (previous + started[i] !== start || (end !== null && start + ended[i]! !== end)) return { time_deltas: false, started_at: startOffsets, ended_at: endOffsets };
+    previous = start;
+  }
+  return { time_deltas: true, started_at: started, ended_at: ended };
 }
 
 /** Names, types and statuses as numbers into one list of the distinct words: 100,000 steps share a few dozen. */

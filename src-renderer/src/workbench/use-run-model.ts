@@ -8,7 +8,7 @@ import { useUi } from '../state/ui-store';
 import { CHILD_PAGE } from '../graph/graph-constants';
 import type { ApiError } from '../../../src-shared/result';
 import { PAGED_ABOVE } from './paged-run';
-import { detailFromSkeleton } from '../../../src-shared/run-skeleton';
+import { detailFromSkeleton, parentPositions } from '../../../src-shared/run-skeleton';
 
 /** Above this many steps a run opens as an outline (see defaultExpanded). */
 const OPEN_BUDGET = 150;
@@ -43,7 +43,7 @@ export function useRunModel(runId: string, selected: string | null): RunModel {
   const blame = useEngineQuery('blameRun', stepsSettled ? (paged ? { runId, stepScores: 'notable' } : { runId }) : null);
   const overrides = useUi((s) => s.expansion);
   // A skeleton's parent positions spare the tree 100,000 lookups by id.
-  const parents = paged ? skeleton.data?.steps.parent : undefined;
+  const parents = useMemo(() => (paged && skeleton.data ? parentPositions(skeleton.data.steps) : undefined), [paged, skeleton.data]);
   const tree = useMemo(() => (detail.data ? buildStepTree(detail.data.steps, parents) : null), [detail.data, parents]);
   const holding = useMemo(() => (tree ? holdsFailure(tree) : new Set<string>()), [tree]);
   const blameIndex = useMemo(() => indexBlame(blame.data), [blame.data]);
