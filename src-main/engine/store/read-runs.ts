@@ -22,18 +22,23 @@ const LIKE_IN_STEPS = `EXISTS (SELECT 1 FROM steps s WHERE s.run_id = r.run_id
  * Step text through the index (step-text-index.ts): a run indexed at its current
  * version matches if one of its documents does (checked with LIKE unless query and
  * document are both plain); a run not indexed at its current version is scanned.
+ * The hits are tried first, through a lookup of (run, version) in text_hits: a
+ * search that most runs match then needs no second lookup per run to tell
+ * whether the run is indexed (issue 14: ~6 ms CPU less for 10,000 runs all hit,
+ * 91.5 → 85.8 ms, min of 15 alternating runs on the bench store).
  */
-const INDEXED_STEP_TEXT = `CASE WHEN EXISTS (SELECT 1 FROM step_text_runs d WHERE d.run_id = r.run_id AND d.version = r.updated_at)
-  THEN r.run_id IN (SELECT run_id FROM text_hits WHERE plain = 1 AND @plain = 1)
-              OR (r.run_id IN (SELECT run_id FROM text_hits) AND ${LIKE_IN_STEPS})
+const INDEXED_STEP_TEXT = `CASE
+  WHEN (r.run_id, r.updated_at, 1) IN (SELECT run_id, version, plain * @plain FROM text_hits) THEN 1
+  WHEN (r.run_id, r.updated_at) IN (SELECT run_id, version FROM text_hits) THEN ${LIKE_IN_STEPS}
+  WHEN EXISTS (SELECT 1 FROM step_text_runs d WHERE d.run_id = r.run_id AND d.version = r.updated_at) THEN 0
   ELSE ${LIKE_IN_STEPS} END`;
 
 const TEXT_HITS = `WITH text_hits AS MATERIALIZED (
-  SELECT d.run_id, d.plain FROM step_text JOIN step_text_runs d ON d.doc = step_text.rowid WHERE step_text MATCH @match)`;
+  SELECT d.run_id, d.version, d.plain FROM step_text JOIN step_text_runs d ON d.doc = step_text.rowid WHERE step_text MATCH @match)`;
 
 function listRunsSql(stepText: string): string {
   return `
-SELECT r.run_id, r.pipeline, r.status, r.started_at, r.ended_at, r.verdict, r.source_format, r.provenance, r.updated_at,
+SELECT r.run_id, r.pipeline, r.status, r.started_at, r.ended_at, r.verdict, r.source_format, r.provenance IS NOT NULL AS forked, r.updated_at,
        CASE WHEN c.version = r.updated_at THEN c.steps ELSE (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) END AS steps,
        b.blame_score, b.healthy, b.detection,
        EXISTS (SELECT 1 FROM run_assertions a WHERE a.run_id = r.run_id AND a.failed = 1) AS asserted, r.source_file
@@ -57,7 +62,7 @@ export const LIST_RUNS_SQL = listRunsSql(LIKE_IN_STEPS);
 /** The runs list with a search answered through the step text index. */
 export const LIST_RUNS_INDEXED_SQL = `${TEXT_HITS}${listRunsSql(INDEXED_STEP_TEXT)}`;
 /** The same for a short search that starts no trigram of the index: only runs not indexed yet are scanned. */
-const LIST_RUNS_NO_TEXT_HITS_SQL = `WITH text_hits (run_id, plain) AS MATERIALIZED (SELECT NULL, NULL WHERE 0)${listRunsSql(INDEXED_STEP_TEXT)}`;
+const LIST_RUNS_NO_TEXT_HITS_SQL = `WITH text_hits (run_id, version, plain) AS MATERIALIZED (SELECT NULL, NULL, NULL WHERE 0)${listRunsSql(INDEXED_STEP_TEXT)}`;
 /**
  * How long a search may spend indexing runs changed since the last one. The
  * rest stay searched by scanning until a later search indexes them. About
@@ -67,23 +72,29 @@ const SEARCH_CATCH_UP_MS = 200;
 
 export const STEPS_OF_RUN_SQL = 'SELECT * FROM steps WHERE run_id = ? ORDER BY idx, started_at';
 
-interface ListRow {
-  run_id: string;
-  pipeline: string;
-  status: RunRow['status'];
-  started_at: number;
-  ended_at: number | null;
-  verdict: string | null;
-  source_format: string;
-  provenance: string | null;
-  updated_at: number;
-  steps: number;
-  blame_score: number | null;
-  healthy: number | null;
-  detection: RunSummary['detection'];
-  asserted: number;
-  source_file: string | null;
-}
+/**
+ * A runs-list row as the statement returns it: an array (raw()), in the order of
+ * listRunsSql's columns. Named objects took ~16 ms more for 10,000 rows (38 vs
+ * 22 ms of the statement alone, bench store), built only to be copied; the
+ * provenance (JSON text) comes as whether there is one, all the list shows.
+ */
+type ListRow = [
+  run_id: string,
+  pipeline: string,
+  status: RunRow['status'],
+  started_at: number,
+  ended_at: number | null,
+  verdict: string | null,
+  source_format: string,
+  forked: number,
+  updated_at: number,
+  steps: number,
+  blame_score: number | null,
+  healthy: number | null,
+  detection: RunSummary['detection'],
+  asserted: number,
+  source_file: string | null,
+];
 
 export interface ListRunsQuery {
   filter?: RunFilter;
@@ -108,7 +119,7 @@ export function listRuns(db: Db, q: ListRunsQuery = {}, now = Date.now()): RunSu
   if (text !== null && !text.includes('\u0000')) catchUpUnlessBusy(db, () => catchUpStepText(db, { budgetMs: SEARCH_CATCH_UP_MS }));
   const indexed = text === null ? null : stepTextQuery(db, text);
   const sql = indexed === null ? LIST_RUNS_SQL : indexed.match === null ? LIST_RUNS_NO_TEXT_HITS_SQL : LIST_RUNS_INDEXED_SQL;
-  const rows = db.prepare(sql).all({
+  const rows = db.prepare(sql).raw().all({
     ...(indexed ? { plain: indexed.plain ? 1 : 0, ...(indexed.match === null ? {} : { match: indexed.match }) } : {}),
     pipeline: q.pipeline ?? null,
     search: text === null ? null : likePattern(text),
@@ -119,21 +130,21 @@ export function listRuns(db: Db, q: ListRunsQuery = {}, now = Date.now()): RunSu
     limit: q.limit ?? 10_000,
   }) as ListRow[];
   const problemsOf = importProblemCounts(db);
-  return rows.map((r) => ({
-    run_id: r.run_id,
-    pipeline: r.pipeline,
-    status: displayStatus(r, now),
-    steps: r.steps,
-    started_at: r.started_at,
-    duration_ms: r.ended_at === null ? null : Math.max(0, r.ended_at - r.started_at),
-    verdict: r.verdict === null ? null : JSON.parse(r.verdict),
-    source_format: r.source_format,
-    forked: r.provenance !== null,
-    blame_score: r.blame_score,
-    healthy: r.healthy === null ? null : r.healthy === 1,
-    detection: r.detection ?? null,
-    asserted: r.asserted === 1,
-    import_problems: problemsOf(r.run_id, r.source_file),
+  return rows.map(([run_id, pipeline, status, started_at, ended_at, verdict, source_format, forked, updated_at, steps, blame_score, healthy, detection, asserted, source_file]) => ({
+    run_id,
+    pipeline,
+    status: displayStatus({ status, updated_at }, now),
+    steps,
+    started_at,
+    duration_ms: ended_at === null ? null : Math.max(0, ended_at - started_at),
+    verdict: verdict === null ? null : JSON.parse(verdict),
+    source_format,
+    forked: forked === 1,
+    blame_score,
+    healthy: healthy === null ? null : healthy === 1,
+    detection: detection ?? null,
+    asserted: asserted === 1,
+    import_problems: problemsOf(run_id, source_file),
   }));
 }
 

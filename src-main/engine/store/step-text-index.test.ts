@@ -239,4 +239,23 @@ describe('while another process writes', () => {
     other.close();
     app.close();
   });
+  it('a run changed since it was indexed is not found by its old text, though its old document still holds it', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tb-stale-')), 'traces.db');
+    const app = openDatabase(file);
+    write(app, [...syntheticRunRecords({ runId: 'changed', steps: 3 }), ...syntheticRunRecords({ runId: 'same', steps: 3 })], Date.now() - 5_000);
+    expect(search(app, 'output of step 2')).toEqual(['changed', 'same']);
+    const other = openDatabase(file);
+    write(other, [{ type: 'step-end', run_id: 'changed', step_id: 's2', ts: 9, status: 'ok', output: { text: 'a rewritten answer' } }], Date.now() - 4_000);
+    // The other process keeps the write lock: the list cannot index the change, and reads the stale document's hit.
+    other.prepare('BEGIN IMMEDIATE').run();
+    try {
+      expect(indexedDocs(app, 'output of step 2')).toBe(2);
+      expect(search(app, 'output of step 2')).toEqual(['same']);
+      expect(search(app, 'rewritten answer')).toEqual(['changed']);
+    } finally {
+      other.prepare('ROLLBACK').run();
+    }
+    other.close();
+    app.close();
+  });
 });
