@@ -29,6 +29,18 @@ describe('query cache', () => {
     expect(isAffectedBy('getRun', { runId: 'b' }, [])).toBe(true);
   });
 
+  it('answers already held for a call are there to read, whatever their arguments, and a call never answered gives none', async () => {
+    const { api } = fakeApi();
+    const cache = new QueryCache(api);
+    cache.subscribe('listRuns', {}, () => {});
+    cache.subscribe('listRuns', { filter: 'failed' } as never, () => {});
+    cache.subscribe('getRun', { runId: 'a' }, () => {});
+    await settle();
+    expect(cache.answers('listRuns')).toHaveLength(2);
+    expect(cache.answers('getRun')).toEqual([{ version: 3 }]);
+    expect(cache.answers('diffRuns')).toEqual([]);
+  });
+
   it('a watched list is refetched when runs land, keeping the old value on screen meanwhile', async () => {
     const { api, calls } = fakeApi();
     const cache = new QueryCache(api);

@@ -71,6 +71,13 @@ export class QueryCache {
     };
   }
 
+  /** Every answer held for `name`, whatever its arguments: what is already known without asking again. */
+  answers<K extends CallName>(name: K): CallResult<K>[] {
+    const out: CallResult<K>[] = [];
+    for (const entry of this.entries.values()) if (entry.name === name && entry.state.data !== undefined) out.push(entry.state.data as CallResult<K>);
+    return out;
+  }
+
   invalidate(runIds: string[]): void {
     for (const [key, entry] of this.entries) {
       if (!isAffectedBy(entry.name, entry.args, runIds)) continue;
