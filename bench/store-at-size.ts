@@ -145,17 +145,19 @@ export async function benchStore(): Promise<{ lines: string[] }> {
     // One more 1,000-step run, imported from a file as the watcher would, into the big store and into an empty one (alternating).
     const file = path.join(dir, 'one-more.jsonl');
     fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'one-more', steps: 1_000, startTs: 1_600_000_000_000 })));
-    let intoBig = Infinity;
-    let intoEmpty = Infinity;
+    // 10–16 ms each: a single best of 5 flipped the verdict from run to run (×1.14 / ×0.82), so both sides
+    // are taken 3 × REPEATS times, alternating, and compared by best and by median.
+    const intoBigMs: number[] = [];
+    const intoEmptyMs: number[] = [];
     const firstList: number[] = [];
     const firstSearch: number[] = [];
     const search: ListRunsQuery = { search: 'no step says this', limit: 50 };
-    for (let i = 0; i < REPEATS; i++) {
+    for (let i = 0; i < 3 * REPEATS; i++) {
       big.prepare("DELETE FROM runs WHERE run_id = 'one-more'").run();
       big.prepare('DELETE FROM import_files').run();
-      intoBig = Math.min(intoBig, timed(() => importFile(big, file, { final: true })));
+      intoBigMs.push(timed(() => importFile(big, file, { final: true })));
       const empty = openDatabase(path.join(dir, `empty-${i}.db`));
-      intoEmpty = Math.min(intoEmpty, timed(() => importFile(empty, file, { final: true })));
+      intoEmptyMs.push(timed(() => importFile(empty, file, { final: true })));
       empty.close();
       // The import stamped the run in this millisecond; wait one, as a user would, so the catch-up can index it for good.
       const until = Date.now() + 2;
@@ -166,7 +168,10 @@ export async function benchStore(): Promise<{ lines: string[] }> {
     const steadyList = best(() => listRuns(big, {}));
     const steadySearch = best(() => listRuns(big, search));
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    lines.push(`import of one more 1,000-step run: ${intoBig.toFixed(1)} ms into this store, ${intoEmpty.toFixed(1)} ms into an empty one (×${(intoBig / intoEmpty).toFixed(2)}; goal ≤ ×1: ${intoBig <= intoEmpty ? 'met' : 'NOT met'})`);
+    const [bigBest, emptyBest, bigMedian, emptyMedian] = [Math.min(...intoBigMs), Math.min(...intoEmptyMs), median(intoBigMs), median(intoEmptyMs)];
+    lines.push(
+      `import of one more 1,000-step run, ${intoBigMs.length} alternating imports each: best ${bigBest.toFixed(1)} ms into this store, ${emptyBest.toFixed(1)} ms into an empty one (×${(bigBest / emptyBest).toFixed(2)}); median ${bigMedian.toFixed(1)} / ${emptyMedian.toFixed(1)} ms (×${(bigMedian / emptyMedian).toFixed(2)}) (goal ≤ ×1: ${bigBest <= emptyBest && bigMedian <= emptyMedian ? 'met by both' : bigBest <= emptyBest || bigMedian <= emptyMedian ? 'met by one of the two' : 'NOT met'})`,
+    );
     lines.push(`after that import, the first list of every run (counts its steps): ${median(firstList).toFixed(1)} ms median, next ones ${steadyList.toFixed(1)} ms (+${(median(firstList) - steadyList).toFixed(1)} ms)`);
     lines.push(`after that import, the first search (indexes its 1,000 steps): ${median(firstSearch).toFixed(1)} ms median (${goal(median(firstSearch))}), next ones ${steadySearch.toFixed(1)} ms (+${(median(firstSearch) - steadySearch).toFixed(1)} ms)`);
     small.close();
