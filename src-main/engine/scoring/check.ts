@@ -27,6 +27,12 @@ export function makeCheck(
   return c;
 }
 
+/**
+ * No checks: shared and frozen. A scorer that finds nothing returns it instead of a new empty array: on a
+ * 100,000-step run the tool and LLM scorers' empty arrays were 3 MB of each blame's garbage (allocation profile).
+ */
+export const NO_CHECKS: Check[] = Object.freeze([]) as unknown as Check[];
+
 /** The public shape (Score): the blame-only fields stay inside the engine. */
 const scoreCache = new WeakMap<Check, Score>();
 

@@ -6,7 +6,7 @@
  */
 import type { Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
-import { makeCheck, type Check } from './check';
+import { makeCheck, NO_CHECKS, type Check } from './check';
 import { quoteStep, shortQuote } from '../text/evidence-quote';
 import { hasToolCalls, isObj, jsonText, llmText } from '../text/json-text';
 import { meanPairwiseRougeL } from './rouge-l';
@@ -49,30 +49,31 @@ function findRefusal(text: string, settings: Settings): string | null {
 export function scoreLlm(step: Step, settings: Settings): Check[] {
   if (step.status !== 'ok') return [];
   const s = settings.scoring.llm;
-  const checks: Check[] = [];
+  // Made when the first check is found (NO_CHECKS says why).
+  let checks: Check[] | null = null;
   const text = llmText(step.output);
   const toolCalls = hasToolCalls(step.output);
 
   const finish = finishReasonOf(step);
   if (finish !== null && s.truncation_finish_reasons.includes(finish)) {
     const ev = quoteStep(step, 'metadata', finish) ?? quoteStep(step, 'output', finish);
-    checks.push(makeCheck('llm', 'llm.truncated', s.truncation_score, `stopped at the token limit (finish reason "${finish}")`, { hard: true, evidence: ev }));
+    (checks ??= []).push(makeCheck('llm', 'llm.truncated', s.truncation_score, `stopped at the token limit (finish reason "${finish}")`, { hard: true, evidence: ev }));
   }
 
   const refusal = findRefusal(text, settings);
   if (refusal !== null) {
-    checks.push(makeCheck('llm', 'llm.refusal', s.refusal_score, `refused or declined: "${refusal}"`, { hard: true, evidence: quoteStep(step, 'output', refusal) }));
+    (checks ??= []).push(makeCheck('llm', 'llm.refusal', s.refusal_score, `refused or declined: "${refusal}"`, { hard: true, evidence: quoteStep(step, 'output', refusal) }));
   }
 
   if (!toolCalls && wordsOf(text, 5).length < s.min_output_terms) {
-    checks.push(makeCheck('llm', 'llm.empty', s.empty_output_score, 'returned no text and no tool call', { hard: true, evidence: null }));
+    (checks ??= []).push(makeCheck('llm', 'llm.empty', s.empty_output_score, 'returned no text and no tool call', { hard: true, evidence: null }));
   } else if (refusal === null && !toolCalls) {
     const outTerms = termSet(text, 2000);
     if (outTerms.size >= s.non_responsive_min_terms) {
       const inTerms = termSet(jsonText(step.input, 50_000), 20_000);
       const overlap = coverage(outTerms, inTerms);
       if (overlap <= s.non_responsive_max_overlap) {
-        checks.push(
+        (checks ??= []).push(
           // Soft: recommendations and creative answers may legitimately share no words with the request.
           makeCheck('llm', 'llm.non_responsive', s.non_responsive_score, `shares ${(overlap * 100).toFixed(0)}% of its terms with its input: the answer is about something else`, {
             hard: false,
@@ -89,7 +90,7 @@ export function scoreLlm(step: Step, settings: Settings): Check[] {
     if (texts.length >= 2) {
       const c = meanPairwiseRougeL(texts.map((t) => termsOf(t, s.consistency_max_tokens)));
       const consistent = c >= s.consistency_floor;
-      checks.push(
+      (checks ??= []).push(
         makeCheck(
           'llm',
           'llm.consistency',
@@ -100,5 +101,5 @@ export function scoreLlm(step: Step, settings: Settings): Check[] {
       );
     }
   }
-  return checks;
+  return checks ?? NO_CHECKS;
 }

@@ -7,7 +7,7 @@
  */
 import type { StepHealth } from '../../../src-shared/analysis';
 import type { RunDetail, Score, Step } from '../../../src-shared/model';
-import { makeCheck, toScore, type Check } from './check';
+import { makeCheck, NO_CHECKS, toScore, type Check } from './check';
 import { classifyError } from './error-class';
 import { quoteStep } from '../text/evidence-quote';
 import { bm25Relevance, type RelevanceProvider } from './relevance';
@@ -71,7 +71,6 @@ function statusChecks(step: Step, settings: Settings, runStillGoing: boolean): C
 // Most steps end fine: one shared, frozen check instead of one object per step.
 const STATUS_OK: Check = Object.freeze(makeCheck('status', 'status.ok', 1, 'ended without error')) as Check;
 const ONLY_OK: Check[] = Object.freeze([STATUS_OK]) as Check[];
-const NO_CHECKS: Check[] = Object.freeze([]) as unknown as Check[];
 // What assessStep computes for a step with only STATUS_OK (its worst check), shared by all such steps.
 const ONLY_OK_ASSESSMENT: StepAssessment = Object.freeze({ checks: ONLY_OK, score: STATUS_OK.value, worst: STATUS_OK, duplicateOf: null });
 

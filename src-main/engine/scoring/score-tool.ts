@@ -6,7 +6,7 @@
  */
 import type { Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
-import { makeCheck, type Check } from './check';
+import { makeCheck, NO_CHECKS, type Check } from './check';
 import { quoteStep } from '../text/evidence-quote';
 import { isEmptyPayload, isObj, jsonTypeOf } from '../text/json-text';
 import type { Settings } from './settings';
@@ -119,24 +119,25 @@ export function toolNameOf(step: Step): string {
 
 export function scoreTool(step: Step, settings: Settings, toolStats: ToolStats): Check[] {
   const t = settings.scoring.tool;
-  const checks: Check[] = [];
+  // Made when the first check is found (NO_CHECKS says why).
+  let checks: Check[] | null = null;
   const name = toolNameOf(step);
   const stats = toolStats[name];
   if (stats && stats.calls >= t.flaky_min_calls) {
     const rate = stats.failures / stats.calls;
     if (rate >= t.flaky_rate) {
-      checks.push(
+      (checks ??= []).push(
         makeCheck('tool', 'tool.flaky', 1 - rate, `has failed in ${stats.failures} of the ${stats.calls} recorded calls of "${name}" (${(rate * 100).toFixed(0)}%)`, {
           evidence: quoteStep(step, 'output') ?? quoteStep(step, 'input'),
         }),
       );
     }
   }
-  if (step.status !== 'ok') return checks;
+  if (step.status !== 'ok') return checks ?? NO_CHECKS;
 
   const shape = errorShapeOf(step.output);
   if (shape) {
-    checks.push(
+    (checks ??= []).push(
       makeCheck('tool', 'tool.error_payload', shape.hard ? t.error_payload_score : t.not_found_score, `returned without raising, but ${shape.why}: "${shape.quote}"`, {
         hard: shape.hard,
         evidence: quoteStep(step, 'output', shape.quote) ?? quoteStep(step, 'output'),
@@ -147,7 +148,7 @@ export function scoreTool(step: Step, settings: Settings, toolStats: ToolStats):
   const sideEffect = step.metadata?.side_effect === true;
   const empty = isEmptyPayload(step.output);
   if (empty && !sideEffect && step.type === 'tool') {
-    checks.push(
+    (checks ??= []).push(
       makeCheck('tool', 'tool.empty', empty === 'empty' ? t.empty_score : t.empty_list_score, empty === 'empty' ? 'returned an empty payload' : 'returned an empty list', {
         evidence: quoteStep(step, 'input'),
       }),
@@ -158,7 +159,7 @@ export function scoreTool(step: Step, settings: Settings, toolStats: ToolStats):
   if (expected !== null && !(empty === 'empty' && sideEffect)) {
     const actual = jsonTypeOf(step.output);
     if (!typeMatches(expected, actual)) {
-      checks.push(
+      (checks ??= []).push(
         makeCheck('tool', 'tool.type_mismatch', t.type_mismatch_score, `was declared to return ${expected} but returned ${actual}`, {
           hard: true,
           evidence: quoteStep(step, 'output') ?? quoteStep(step, 'metadata', expected),
@@ -166,5 +167,5 @@ export function scoreTool(step: Step, settings: Settings, toolStats: ToolStats):
       );
     }
   }
-  return checks;
+  return checks ?? NO_CHECKS;
 }
