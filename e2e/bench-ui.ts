@@ -34,6 +34,8 @@ interface OpenTiming {
   blameMs: number;
   /** Longest gap between two animation frames while loading. */
   longestFrameGapMs: number;
+  /** The API calls made before the views were painted: when each was answered, and the engine's and serialization's share (the server's Server-Timing). */
+  calls: string;
 }
 
 /*
@@ -64,7 +66,14 @@ async function openRunTimed(page: Page, runId: string): Promise<OpenTiming> {
       }
       requestAnimationFrame(frame);
     });
-    return { interactiveMs: interactive, blameMs: performance.now() - t0, longestFrameGapMs: longest };
+    const calls = performance.getEntriesByType('resource')
+      .filter((e) => e.name.includes('/api/call/') && e.startTime >= t0 && e.startTime < t0 + interactive)
+      .map((e) => {
+        const t = Object.fromEntries(e.serverTiming.map((s) => [s.name, Math.round(s.duration)]));
+        return e.name.split('/').pop() + ' sent +' + Math.round(e.startTime - t0) + ' ms, done +' + Math.round(e.responseEnd - t0) + ' ms (engine ' + t.engine + ' ms, JSON ' + t.json + ' ms, ' + (e.encodedBodySize / 1e6).toFixed(1) + ' MB)';
+      })
+      .join('; ');
+    return { interactiveMs: interactive, blameMs: performance.now() - t0, longestFrameGapMs: longest, calls };
   })(${JSON.stringify(runId)})`);
 }
 
@@ -233,6 +242,7 @@ export async function benchUi(): Promise<{ lines: string[] }> {
       const view = (await page.locator('[data-testid="waterfall"]').count()) ? 'waterfall' : 'graph';
       lines.push(
         `${label}: click → ${view} + step list painted ${Math.round(cold.interactiveMs)} ms first open, ${Math.round(warm.interactiveMs)} ms second open (fresh page): ${verdict}`,
+        `${label}: first open's calls before the paint: ${cold.calls || 'none'}`,
         `${label}: click → blame shown ${Math.round(cold.blameMs)} ms first open, ${Math.round(warm.blameMs)} ms second open`,
         `${label}: longest frame gap while loading ${Math.round(Math.max(cold.longestFrameGapMs, warm.longestFrameGapMs))} ms; ${nodes} graph nodes and ${rows} list rows in the DOM`,
         `${label}: select a step → panel ${Math.round(select)} ms; expand a collapsed step → children listed ${expand === null ? 'n/a' : `${Math.round(expand)} ms`}`,
