@@ -41,6 +41,18 @@ describe('query cache', () => {
     expect(cache.answers('diffRuns')).toEqual([]);
   });
 
+  it('an answer fetched ahead is not asked for again when it is then watched', async () => {
+    const { api, calls } = fakeApi();
+    const cache = new QueryCache(api);
+    cache.prefetch('getRunSkeleton', { runId: 'big' });
+    cache.prefetch('getRunSkeleton', { runId: 'big' });
+    cache.subscribe('getRunSkeleton', { runId: 'big' }, () => {});
+    await settle();
+    cache.prefetch('getRunSkeleton', { runId: 'big' });
+    expect(calls).toEqual(['getRunSkeleton:{"runId":"big"}']);
+    expect(cache.snapshot('getRunSkeleton', { runId: 'big' }).data).toEqual({ version: 1 });
+  });
+
   it('a watched list is refetched when runs land, keeping the old value on screen meanwhile', async () => {
     const { api, calls } = fakeApi();
     const cache = new QueryCache(api);

@@ -86,6 +86,12 @@ export class QueryCache {
     }
   }
 
+  /** Starts fetching an answer about to be wanted, unless it is here or on its way. */
+  prefetch<K extends CallName>(name: K, args: CallArgs<K>): void {
+    const entry = this.entry(name, args);
+    if (entry.state.data === undefined && !entry.state.loading) void this.fetch(entry);
+  }
+
   refetch<K extends CallName>(name: K, args: CallArgs<K>): void {
     void this.fetch(this.entry(name, args));
   }

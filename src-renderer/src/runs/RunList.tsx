@@ -4,7 +4,8 @@ import type { RunSummary } from '../../../src-shared/model';
 import { runState } from '../../../src-shared/run-state';
 import { RunStatePill } from '../common/RunStatePill';
 import { revealControls } from '../text/visible-controls';
-import { act, openRun, setRunsQuery, toggleComparePick, useUi } from '../state/ui-store';
+import { act, setRunsQuery, toggleComparePick, useUi } from '../state/ui-store';
+import { useOpenListedRun } from '../workbench/use-run-model';
 import { formatDuration, formatScore, formatTime } from '../text/format';
 import { useShortRunId } from './use-short-ids';
 
@@ -30,6 +31,7 @@ export function RunList({ runs }: { runs: RunSummary[] }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const comparePick = useUi((s) => s.comparePick);
   const shortRunId = useShortRunId();
+  const open = useOpenListedRun();
   const [active, setActive] = useState(0);
   const focusAfterMove = useRef(false);
   const virtualizer = useVirtualizer({
@@ -67,7 +69,7 @@ export function RunList({ runs }: { runs: RunSummary[] }) {
       End: () => move(runs.length - 1),
       PageDown: () => move(current + page),
       PageUp: () => move(current - page),
-      Enter: () => act(openRun, run.run_id),
+      Enter: () => open(run),
       ' ': () => act(toggleComparePick, run.run_id),
     };
     const handler = keys[e.key];
@@ -108,7 +110,7 @@ export function RunList({ runs }: { runs: RunSummary[] }) {
                 data-run-id={run.run_id}
                 data-row-index={item.index}
                 style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
-                onClick={() => act(openRun, run.run_id)}
+                onClick={() => open(run)}
                 onFocus={() => setActive(item.index)}
               >
                 <span role="gridcell" onClick={(e) => e.stopPropagation()}>

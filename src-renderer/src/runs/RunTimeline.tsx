@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef } from 'react';
 import type { RunSummary } from '../../../src-shared/model';
 import { TraceText } from '../common/TraceText';
-import { act, openRun } from '../state/ui-store';
+import { useOpenListedRun } from '../workbench/use-run-model';
 import { formatDuration, formatTime } from '../text/format';
 import { runState } from '../../../src-shared/run-state';
 import { useShortRunId } from './use-short-ids';
@@ -17,6 +17,7 @@ export function RunTimeline({ runs }: { runs: RunSummary[] }) {
   const { rows, start, end } = useMemo(() => timelineRows(runs), [runs]);
   const span = end - start;
   const shortRunId = useShortRunId();
+  const open = useOpenListedRun();
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
@@ -67,7 +68,7 @@ export function RunTimeline({ runs }: { runs: RunSummary[] }) {
             const width = Math.max(scale.x(run.started_at + (run.duration_ms ?? 0)) - left, 0.25);
             const health = runState(run).state;
             return (
-              <div key={run.run_id} className="timeline-row" style={style} data-run-id={run.run_id} onClick={() => act(openRun, run.run_id)}>
+              <div key={run.run_id} className="timeline-row" style={style} data-run-id={run.run_id} onClick={() => open(run)}>
                 <span className="timeline-label-col mono" title={run.run_id}>
                   {shortRunId(run.run_id)} <span className="muted">{formatDuration(run.duration_ms)}</span>
                 </span>
