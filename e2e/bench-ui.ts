@@ -237,7 +237,13 @@ export async function benchUi(): Promise<{ lines: string[] }> {
       }
       const goals = n <= 10_000 ? [GOAL_MS] : n <= 100_000 ? [BIG_INTERACTIVE_GOAL_MS, BIG_FIRST_PAINT_GOAL_MS] : [];
       const verdict = goals.length
-        ? goals.map((goal) => (warm.interactiveMs <= goal ? `meets the ≤ ${goal} ms goal` : `MISSES the ≤ ${goal} ms goal`)).join(', ')
+        ? goals
+            .map((goal) => {
+              // Judged on both opens: the first (the engine reads the run for the first time) is the one a user meets.
+              const met = [cold.interactiveMs <= goal, warm.interactiveMs <= goal];
+              return met[0] && met[1] ? `meets the ≤ ${goal} ms goal on both opens` : met[1] ? `meets the ≤ ${goal} ms goal on the second open only` : met[0] ? `meets the ≤ ${goal} ms goal on the first open only` : `MISSES the ≤ ${goal} ms goal`;
+            })
+            .join(', ')
         : 'opens (no time goal at this size)';
       const view = (await page.locator('[data-testid="waterfall"]').count()) ? 'waterfall' : 'graph';
       lines.push(
