@@ -7,6 +7,7 @@
 import type { RunDetail, Step } from '../../../src-shared/model';
 import { duplicateOf } from '../scoring/score-run';
 import { factsOf, statusCode, typeCode } from './step-codes';
+import { StringTable } from '../text/string-table';
 
 export interface RunGraph {
   detail: RunDetail;
@@ -52,21 +53,14 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
   const statuses = new Uint8Array(n);
   const facts = new Uint8Array(n);
   const nameIds = new Int32Array(n);
-  const names: string[] = [];
-  const nameIndex = new Map<string, number>();
+  const names = new StringTable();
   for (let i = 0; i < n; i++) {
     const s = steps[i];
     live[i] = duplicateOf(s) === null ? 1 : 0;
     types[i] = typeCode(s.type);
     statuses[i] = statusCode(s.status);
     facts[i] = factsOf(s);
-    let id = nameIndex.get(s.name);
-    if (id === undefined) {
-      id = names.length;
-      names.push(s.name);
-      nameIndex.set(s.name, id);
-    }
-    nameIds[i] = id;
+    nameIds[i] = names.intern(s.name);
     const pid = s.parent_id;
     let p: number | undefined;
     if (pid !== null) {
@@ -133,7 +127,7 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
     statuses,
     facts,
     nameIds,
-    names,
+    names: names.strings,
   };
 }
 

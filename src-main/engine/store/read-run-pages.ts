@@ -14,6 +14,7 @@ import type { ReadableDb } from './open-database';
 import { readRunHead, resolveRunId } from './read-runs';
 import { scoresOf } from './rows';
 import { cutParentCycles } from './parent-cycles';
+import { StringTable } from '../text/string-table';
 
 // The same order as read-runs.ts STEPS_OF_RUN_SQL, so positions agree with getRun's steps; read from the covering index steps_skeleton (migration 0012).
 export const SKELETON_SQL = `
@@ -88,10 +89,10 @@ export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.no
     for (const i of cut) parent[i] = -1;
     if (cut.length) run.extra = { ...run.extra, $parent_cycles_broken: cut.slice(0, 100).map((i) => stepIds[i]) };
   }
-  const words = new Words();
-  const name = words.codes(JSON.parse(json[3] as string) as string[]);
-  const type = words.codes(JSON.parse(json[4] as string) as string[]);
-  const status = words.codes(JSON.parse(json[5] as string) as string[]);
+  const words = new StringTable();
+  const name = codesOf(JSON.parse(json[3] as string) as string[], words);
+  const type = codesOf(JSON.parse(json[4] as string) as string[], words);
+  const status = codesOf(JSON.parse(json[5] as string) as string[], words);
   for (let i = 0; i < n; i++) indexes[i] -= i;
   const usageText = JSON.parse(json[8] as string) as (string | null)[];
   const usage: Record<number, TokenUsage> = {};
@@ -109,7 +110,7 @@ export function getRunSkeleton(db: ReadableDb, idOrPrefix: string, now = Date.no
     parent,
     parent_missing: parentMissing,
     index_offset: indexes,
-    words: words.list,
+    words: words.strings,
     name,
     type,
     status,
@@ -143,21 +144,10 @@ function compactTimes(origin: number, startOffsets: number[], endOffsets: (numbe
 }
 
 /** Names, types and statuses as numbers into one list of the distinct words: 100,000 steps share a few dozen. */
-class Words {
-  readonly list: string[] = [];
-  private readonly codeOf = new Map<string, number>();
-  codes(values: string[]): number[] {
-    const out = new Array<number>(values.length);
-    for (let i = 0; i < values.length; i++) {
-      let code = this.codeOf.get(values[i]);
-      if (code === undefined) {
-        code = this.list.push(values[i]) - 1;
-        this.codeOf.set(values[i], code);
-      }
-      out[i] = code;
-    }
-    return out;
-  }
+function codesOf(values: string[], words: StringTable): number[] {
+  const out = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = words.intern(values[i]);
+  return out;
 }
 
 /** Payloads of the named steps (unknown ids are left out), or of `count` steps from position `from` in start order. */

@@ -31,7 +31,8 @@ import { collisionMessage, createRunIdResolver } from '../../store/run-id-collis
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
 import type { ForeignIssue } from '../foreign/foreign-run';
-import { ColumnarPlan, NameTable, TraceColumns } from '../stream/columnar-run-plan';
+import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
+import { StringTable } from '../../text/string-table';
 import { spanStep, traceRun } from './otlp-import';
 import { isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream';
 
@@ -50,7 +51,8 @@ class OtlpStreamImport {
   private readonly issues: ForeignIssue[] = [];
   private readonly late: LateFields = { resources: new Map(), scopes: new Map() };
   private readonly traces = new Map<string, TraceColumns>();
-  private readonly names = new NameTable();
+  /** Span names, shared by every trace of the file. */
+  private readonly names = new StringTable();
   private readonly runs = new Map<string, ColumnarPlan>();
   private readonly start: number;
   private readonly jsonLines: boolean;

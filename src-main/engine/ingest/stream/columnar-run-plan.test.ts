@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { Json, TraceRecord } from '../../../../src-shared/trace-format';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { planRun, runEndRecord, runStartRecord, stepRecords, type RunPlan } from '../foreign/run-records';
-import { NameTable, TraceColumns } from './columnar-run-plan';
+import { TraceColumns } from './columnar-run-plan';
+import { StringTable } from '../../text/string-table';
 import { mulberry32 } from '../../../demo/seeded-random';
 
 /** A small deterministic generator, so a failing seed can be replayed. */
@@ -90,7 +91,7 @@ function reference(steps: ForeignStep[], spanIds: string[]): { records: TraceRec
 /** The streaming import's way: columns from a first pass, records from a second pass over the same spans. */
 function columnar(steps: ForeignStep[], spanIds: string[]): { records: TraceRecord[]; issues: ForeignIssue[] } {
   const issues: ForeignIssue[] = [];
-  const columns = new TraceColumns({}, new NameTable());
+  const columns = new TraceColumns({}, new StringTable());
   clone(steps).forEach((s, k) => columns.add(s, spanIds[k], [0, 0, k], false));
   const plan = columns.plan(newRun([]), issues);
   const records: TraceRecord[] = [plan.runStart(undefined)];

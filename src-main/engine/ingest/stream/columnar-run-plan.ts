@@ -21,6 +21,7 @@ import { callText, NESTING_TOLERANCE_MS, RECENT_CALLS } from '../foreign/duplica
 import { stepErrorLines } from '../foreign/upstream-errors';
 // The rules' constants and key escaping come from the whole-run planner, so the two cannot drift apart.
 import { keySegment, MAX_KEY_CHARS, stepEndRecord } from '../foreign/run-records';
+import type { StringTable } from '../../text/string-table';
 
 
 /**
@@ -80,21 +81,6 @@ class Column<T extends Float64Array | Int32Array | Uint8Array> {
 const f64 = () => new Column((n) => new Float64Array(n));
 const i32 = () => new Column((n) => new Int32Array(n));
 const u8 = () => new Column((n) => new Uint8Array(n));
-
-/** Span names, shared by every trace of a file. */
-export class NameTable {
-  readonly names: string[] = [];
-  private readonly index = new Map<string, number>();
-  intern(name: string): number {
-    let i = this.index.get(name);
-    if (i === undefined) {
-      i = this.names.length;
-      this.names.push(name);
-      this.index.set(name, i);
-    }
-    return i;
-  }
-}
 
 /** Where a span is: its path is rebuilt from indices for messages only. */
 function spanPath(requestLine: number, i: number, j: number, k: number): string {
@@ -329,7 +315,7 @@ export class TraceColumns {
 
   constructor(
     readonly resource: Record<string, Json>,
-    private readonly names: NameTable,
+    private readonly names: StringTable,
   ) {}
 
   /** `inLines`: the span came from a JSON Lines file (its path names the line). */
@@ -399,7 +385,7 @@ export class TraceColumns {
       if (best === -1 || start[s] < start[best]) best = s;
     }
     if (best === -1) return [];
-    return [{ id: this.ids.idOf(best), parentId: null, name: this.names.names[name[best]], type: 'generic', start: start[best], end: null, status: 'ok', startMetadata: {}, endMetadata: {}, position: { line: 0, path: '' } }];
+    return [{ id: this.ids.idOf(best), parentId: null, name: this.names.strings[name[best]], type: 'generic', start: start[best], end: null, status: 'ok', startMetadata: {}, endMetadata: {}, position: { line: 0, path: '' } }];
   }
 
   /** The recorded parent id of a slot, through spanToStep (as traceRun maps it). */
@@ -418,7 +404,7 @@ export class TraceColumns {
   private syntheticRoots(orphanGroups: Map<string, number[]>, run: ForeignRun, issues: ForeignIssue[], syntheticIds: Map<string, string>): ForeignStep[] {
     const cols = this.joined!;
     const { start, end, flags } = cols;
-    const nameOf = (s: number) => this.names.names[cols.name[s]];
+    const nameOf = (s: number) => this.names.strings[cols.name[s]];
     const synthetic: ForeignStep[] = [];
     const assigned = new Set<string>();
     for (const [missing, children] of orphanGroups) {
@@ -507,14 +493,14 @@ export class TraceColumns {
       const v = order[at];
       const recorded = v < S ? undefined : this.replayKeys.get(starts.unique[v - S]);
       let seg = segmentLength.get(nameAt[at]);
-      if (seg === undefined) segmentLength.set(nameAt[at], (seg = keySegment(names.names[nameAt[at]]).length));
+      if (seg === undefined) segmentLength.set(nameAt[at], (seg = keySegment(names.strings[nameAt[at]]).length));
       const ownLength = seg + 1 + String(occurrence[at]).length;
       const p = parentAt[at];
       let length = recorded !== undefined ? recorded.length : p !== -1 && keyLength[p] > 0 ? keyLength[p] + 1 + ownLength : ownLength;
       if (recorded !== undefined) wholeKeys.set(at, recorded);
       if (length > MAX_KEY_CHARS) {
         const id = v < S ? synthetic[v].id : ids.idOf(starts.unique[v - S]);
-        const key = `${keySegment(id)}/${keySegment(names.names[nameAt[at]])}#${occurrence[at]}`;
+        const key = `${keySegment(id)}/${keySegment(names.strings[nameAt[at]])}#${occurrence[at]}`;
         wholeKeys.set(at, key);
         length = key.length;
         shortenedKeys += 1;
@@ -570,7 +556,7 @@ export class TraceColumns {
   private upstreamErrors(starts: StartOrder, run: ForeignRun, issues: ForeignIssue[]): Map<number, string[]> {
     const { order, S, unique } = starts;
     const cols = this.joined!;
-    const nameOf = (s: number) => this.names.names[cols.name[s]];
+    const nameOf = (s: number) => this.names.strings[cols.name[s]];
     const N = order.length;
     const upstream = new Map<number, string[]>();
     const recorded = [...this.errorMessages.entries()].filter(([s, m]) => !(cols.flags[s] & REPEATED) && m.length >= 8).map(([, m]) => m);
@@ -776,7 +762,7 @@ export class ColumnarPlan {
 
   constructor(
     readonly run: ForeignRun,
-    private readonly names: NameTable,
+    private readonly names: StringTable,
     private readonly c: PlanColumns,
   ) {}
 
@@ -843,7 +829,7 @@ export class ColumnarPlan {
     if (whole !== undefined) return whole;
     const cached = this.keyCache.get(at);
     if (cached !== undefined) return cached;
-    const own = `${keySegment(this.names.names[this.c.nameAt[at]])}#${this.c.occurrence[at]}`;
+    const own = `${keySegment(this.names.strings[this.c.nameAt[at]])}#${this.c.occurrence[at]}`;
     const p = this.c.parentAt[at];
     const parentKey = p === -1 ? '' : this.key(p);
     const key = parentKey ? `${parentKey}/${own}` : own;
