@@ -74,8 +74,12 @@ function sameToken(given: string | null | undefined, token: string): boolean {
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown, type = 'application/json'): void {
-  const text = type === 'application/json' ? JSON.stringify(body) : String(body);
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  sendText(res, status, type === 'application/json' ? JSON.stringify(body) : String(body), type);
+}
+
+/** Every answer of the server goes out through here: never cached, never sniffed as another type. */
+function sendText(res: http.ServerResponse, status: number, text: string, type: string, headers: http.OutgoingHttpHeaders = {}): void {
+  res.writeHead(status, { ...headers, 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   res.end(text);
 }
 
@@ -94,13 +98,7 @@ function sendResult(res: http.ServerResponse, name: string, result: Result<unkno
     text = JSON.stringify(result);
     if (value) skeletonText.set(value, text);
   }
-  res.writeHead(200, {
-    'content-type': 'application/json',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'server-timing': `engine;dur=${engineMs.toFixed(1)}, json;dur=${(performance.now() - started).toFixed(1)}`,
-  });
-  res.end(text);
+  sendText(res, 200, text, 'application/json', { 'server-timing': `engine;dur=${engineMs.toFixed(1)}, json;dur=${(performance.now() - started).toFixed(1)}` });
 }
 
 export async function startServer(engine: Engine, opts: ServeOptions): Promise<RunningServer> {
