@@ -48,14 +48,21 @@ function stored(file: string, importer: Importer, dbName: string): { runs: unkno
   return { runs, steps, problems };
 }
 
+/** The streamed import forced to read the file twice, as files over the one-pass budget are. */
+const twoPasses: Importer = (db, fd, file, size, format, errors) => importOtlpStreaming(db, fd, file, size, format, errors, { onePassMaxBytes: 0 });
+
 function expectSameAsWhole(file: string): { runs: unknown[]; steps: unknown[]; problems: string[] } {
   const whole = stored(file, importWhole, 'whole.db');
   // Called directly, not through importForeign: a document the reader gave up on would fail here, not fall back.
-  const streamed = stored(file, importOtlpStreaming, 'stream.db');
-  expect(streamed.problems, path.basename(file)).toEqual(whole.problems);
-  expect(streamed.runs, path.basename(file)).toEqual(whole.runs);
-  expect(streamed.steps, path.basename(file)).toEqual(whole.steps);
-  return streamed;
+  // Both ways a file is streamed: read once (its mapped steps kept for the write) and read twice.
+  for (const [importer, dbName] of [[importOtlpStreaming, 'stream.db'], [twoPasses, 'stream-twice.db']] as const) {
+    const streamed = stored(file, importer, dbName);
+    const label = `${path.basename(file)} (${dbName})`;
+    expect(streamed.problems, label).toEqual(whole.problems);
+    expect(streamed.runs, label).toEqual(whole.runs);
+    expect(streamed.steps, label).toEqual(whole.steps);
+  }
+  return stored(file, importOtlpStreaming, 'stream-again.db');
 }
 
 function write(name: string, content: string | Buffer): string {
@@ -179,6 +186,66 @@ describe('streaming OTLP import matches the whole-document import', () => {
     const detail = foldRecords(syntheticRunRecords({ runId: 'gen', steps: 2000 }))[0];
     const r = expectSameAsWhole(write('gen.json', JSON.stringify(exportOtlp(detail))));
     expect(r.steps.length).toBe(2000);
+  });
+});
+
+describe('a file small enough is read once', () => {
+  /**
+   * Imports `file` and, once the spans are planned and before any is written, renames span "alpha" to "omega"
+   * in the file (same length, so every offset stays): the stored name says whether the write read the file again.
+   */
+  function namesWhenChangedDuringWrite(file: string, opts: { onePassMaxBytes?: number } = {}): string[] {
+    const db = openDatabase(path.join(dir, `changed-${path.basename(file)}-${opts.onePassMaxBytes ?? 'default'}.db`));
+    const original = fs.readFileSync(file);
+    const fd = fs.openSync(file, 'r');
+    let changed = false;
+    try {
+      importOtlpStreaming(db, fd, file, original.length, 'otlp', [], {
+        ...opts,
+        onProgress: (p) => {
+          if (p.phase !== 'write' || changed) return;
+          changed = true;
+          fs.writeFileSync(file, original.toString('latin1').replace('"alpha"', '"omega"'), 'latin1');
+        },
+      });
+    } finally {
+      fs.closeSync(fd);
+      fs.writeFileSync(file, original);
+    }
+    const names = (db.prepare('SELECT name FROM steps ORDER BY idx').all() as { name: string }[]).map((r) => r.name);
+    db.close();
+    expect(changed).toBe(true);
+    return names;
+  }
+
+  const SPANS = [span({ id: '1', name: 'alpha', start: 10, end: 100 }), span({ id: '2', parent: '1', name: 'beta', start: 20, end: 30 })];
+
+  it('a file within the budget is read once: its mapped steps are written, the file is not read again', () => {
+    const file = write('once.json', JSON.stringify(doc(SPANS)));
+    expect(namesWhenChangedDuringWrite(file)).toEqual(['alpha', 'beta']);
+  });
+
+  it('a file over the budget is read twice (the write reads the spans again), and stores what the whole import stores', () => {
+    const file = write('twice.json', JSON.stringify(doc(SPANS)));
+    expect(namesWhenChangedDuringWrite(file, { onePassMaxBytes: fs.statSync(file).size - 1 })).toEqual(['omega', 'beta']);
+    expectSameAsWhole(file);
+  });
+
+  it('a resource written after its spans is read once, and stores the same rows as two passes and the whole import', () => {
+    const late = { resourceSpans: [{ scopeSpans: [{ scope: { name: 'lib', version: '1' }, spans: SPANS }], resource: doc([]).resourceSpans }] };
+    late.resourceSpans[0].resource = { attributes: [{ key: 'service.name', value: { stringValue: 'late-svc' } }, { key: 'traceback.run.input', value: { stringValue: '{"q":2}' } }] } as never;
+    const file = write('late-resource.json', JSON.stringify(late));
+    expect(namesWhenChangedDuringWrite(file)).toEqual(['alpha', 'beta']);
+    const r = expectSameAsWhole(file);
+    expect(JSON.stringify(r.runs)).toContain('late-svc');
+  });
+
+  it('a scope written after its spans makes the write read the spans again (their steps were mapped without it), with the same rows', () => {
+    const late = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: SPANS, scope: { name: 'late-lib', version: '3' } }] }] };
+    const file = write('late-scope.json', JSON.stringify(late));
+    expect(namesWhenChangedDuringWrite(file)).toEqual(['omega', 'beta']);
+    const r = expectSameAsWhole(file);
+    expect(JSON.stringify(r.steps)).toContain('late-lib@3');
   });
 });
 

@@ -11,10 +11,14 @@
  *    run is planned as run-records.ts's planRun would.
  * 2. write: every span is parsed and mapped again and written with its
  *    planned order, key and parent, a block of records per transaction.
+ *    A file of at most ONE_PASS_MAX_BYTES is read once: the first pass keeps
+ *    its mapped steps and the write takes them from there (unless a scope
+ *    came after its spans, which were mapped without it).
  *
  * Memory is a few dozen bytes per span plus one window of the file and one
- * block, not the file's parsed tree (about 10× its size). A crash loses only the uncommitted
- * block, and importing again stores the same rows (upserts). The import can
+ * block, not the file's parsed tree (about 10× its size); a file read once
+ * also holds its mapped steps (about 1.2–1.6× its size). A crash loses only
+ * the uncommitted block, and importing again stores the same rows (upserts). The import can
  * be cancelled between blocks; what was committed stays, and the file is not
  * marked done, so it is imported again later.
  */
@@ -30,7 +34,7 @@ import { insertImportErrors, markRunningIncomplete, saveFileState } from '../../
 import { collisionMessage, createRunIdResolver } from '../../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
-import type { ForeignIssue } from '../foreign/foreign-run';
+import type { ForeignIssue, ForeignStep } from '../foreign/foreign-run';
 import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
 import { StringTable } from '../../text/string-table';
 import { spanStep, traceRun } from './otlp-import';
@@ -40,11 +44,33 @@ import { isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream
 const BLOCK_RECORDS = 4096;
 /** Spans handled between two looks at the event loop (async import) and two progress reports. */
 const SPANS_PER_TURN = 2000;
+/**
+ * Largest file read once: its mapped steps are kept from the first pass for the write, which saves the
+ * second parse and mapping (~0.7 s CPU of the bench's 46 MB export). Kept steps take 1.2× the file's size in
+ * heap for that export and 1.6× for bench/otlp-large-file.ts's spans (after a full GC); in a child process
+ * (bench/otlp-large-file.ts) the 46 MB export peaked at 268 MB RSS (197–217 MB read twice), a 48 MB file of
+ * the other spans at 263 MB and a 63 MB one at 320 MB. 48 MiB keeps a file read once under the 300 MB the
+ * 500 MB file is held to; bigger files stream in two passes in bounded memory.
+ */
+const ONE_PASS_MAX_BYTES = 48 * 1024 * 1024;
 
 export interface StreamImportOptions {
   /** Stops the import between two blocks; the committed blocks stay, and the file is not marked imported. */
   signal?: AbortSignal;
   onProgress?: (progress: ImportProgress) => void;
+  /** Largest file read once (its mapped steps kept for the write); ONE_PASS_MAX_BYTES unless a test forces either path. */
+  onePassMaxBytes?: number;
+}
+
+const KEPT_POSITION: ForeignStep['position'] = Object.freeze({ line: 0, path: '' });
+
+/** The first pass's mapped steps in file order, for a file read once: its trace, and the file offset after it (for progress). */
+interface KeptSteps {
+  steps: (ForeignStep | undefined)[];
+  traceIds: string[];
+  ends: number[];
+  /** The next to write. */
+  next: number;
 }
 
 class OtlpStreamImport {
@@ -59,6 +85,8 @@ class OtlpStreamImport {
   private phase: 'index' | 'write' | 'done' = 'index';
   private stream: OtlpSpanStream;
   private writer: RecordWriter;
+  /** Set while the file is read once; null when the write reads the file again. */
+  private kept: KeptSteps | null;
   private readonly touched = new Set<string>();
   private pending: TraceRecord[] = [];
   /** Problems waiting for the next commit. */
@@ -73,6 +101,7 @@ class OtlpStreamImport {
     private readonly file: string,
     private readonly size: number,
     private readonly format: string,
+    onePassMaxBytes: number,
   ) {
     const head = Buffer.alloc(3);
     const n = fs.readSync(fd, head, 0, 3, 0);
@@ -82,10 +111,19 @@ class OtlpStreamImport {
     this.jsonLines = isJsonLines(fd, this.start);
     this.stream = new OtlpSpanStream(fd, this.start, this.jsonLines, this.issues, this.late, true);
     this.writer = createRecordWriter(db);
+    this.kept = size <= onePassMaxBytes ? { steps: [], traceIds: [], ends: [], next: 0 } : null;
+  }
+
+  /** Bytes of the file the current pass has got through. */
+  private bytesDone(): number {
+    if (this.phase === 'done') return this.size;
+    const kept = this.kept;
+    if (this.phase === 'write' && kept) return kept.next === 0 ? this.start : kept.ends[kept.next - 1];
+    return this.stream.reader.offset;
   }
 
   progress(): ImportProgress {
-    return { file: this.file, phase: this.phase === 'index' ? 'index' : 'write', bytesDone: this.phase === 'done' ? this.size : this.stream.reader.offset, bytesTotal: this.size };
+    return { file: this.file, phase: this.phase === 'index' ? 'index' : 'write', bytesDone: this.bytesDone(), bytesTotal: this.size };
   }
 
   /** One turn of work; false when the import is complete. */
@@ -105,6 +143,15 @@ class OtlpStreamImport {
       let trace = this.traces.get(traceId);
       if (!trace) this.traces.set(traceId, (trace = new TraceColumns(item.resource, this.names)));
       trace.add(step, spanId, item.at, this.jsonLines);
+      const kept = this.kept;
+      if (kept) {
+        // Where the span was is in the trace's columns now (for messages); the write never reads it, and
+        // the path is ~10% of a kept step's heap.
+        step.position = KEPT_POSITION;
+        kept.steps.push(step);
+        kept.traceIds.push(traceId);
+        kept.ends.push(this.stream.reader.offset);
+      }
     }
   }
 
@@ -132,8 +179,10 @@ class OtlpStreamImport {
     }
     for (const issue of this.issues) this.problems.push({ file: this.file, ...issue });
     this.phase = 'write';
+    // A scope written after its spans was not known when they were mapped (their steps name no scope): read them again.
+    if (this.late.scopes.size > 0) this.kept = null;
     // The second pass reports nothing new: the first one said it all.
-    this.stream = new OtlpSpanStream(this.fd, this.start, this.jsonLines, [], this.late, false);
+    if (!this.kept) this.stream = new OtlpSpanStream(this.fd, this.start, this.jsonLines, [], this.late, false);
   }
 
   private push(record: TraceRecord): void {
@@ -141,6 +190,7 @@ class OtlpStreamImport {
   }
 
   private writeSpans(): void {
+    if (this.kept) return this.writeKept(this.kept);
     const discard: ForeignIssue[] = [];
     for (let n = 0; n < SPANS_PER_TURN; n++) {
       const item = this.stream.next();
@@ -152,6 +202,23 @@ class OtlpStreamImport {
       if (!plan?.nextSpan(found.step, this.pending)) continue;
       this.stepsWritten += 1;
       if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+    }
+  }
+
+  /** The write of a file read once: the first pass's steps, each let go once its records are built. */
+  private writeKept(kept: KeptSteps): void {
+    const end = Math.min(kept.steps.length, kept.next + SPANS_PER_TURN);
+    while (kept.next < end) {
+      const at = kept.next++;
+      const step = kept.steps[at]!;
+      kept.steps[at] = undefined;
+      if (!this.runs.get(kept.traceIds[at])?.nextSpan(step, this.pending)) continue;
+      this.stepsWritten += 1;
+      if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+    }
+    if (kept.next === kept.steps.length) {
+      this.kept = null;
+      this.finishRuns();
     }
   }
 
@@ -221,7 +288,7 @@ class OtlpStreamImport {
       file: this.file,
       line: 0,
       level: 'warning',
-      message: `import cancelled at byte ${this.stream.reader.offset} of ${this.size} (${this.phase === 'index' ? 'while reading the spans, before any was stored' : `${stored} step(s) stored`}); import the file again to finish it`,
+      message: `import cancelled at byte ${this.bytesDone()} of ${this.size} (${this.phase === 'index' ? 'while reading the spans, before any was stored' : `${stored} step(s) stored`}); import the file again to finish it`,
     });
     if (this.phase === 'write') {
       this.commit(false);
@@ -286,7 +353,7 @@ function lowerPageCache(db: Db): () => void {
 
 /** The import, start to end, on this thread. */
 export function importOtlpStreaming(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): FileImportResult {
-  const job = new OtlpStreamImport(db, fd, file, size, format);
+  const job = new OtlpStreamImport(db, fd, file, size, format, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES);
   const restoreCache = lowerPageCache(db);
   try {
     while (job.step()) {
@@ -304,7 +371,7 @@ export function importOtlpStreaming(db: Db, fd: number, file: string, size: numb
 
 /** The same import, giving the event loop a turn between blocks: other calls are answered, progress reported, and `signal` can stop it. */
 export async function importOtlpStreamingAsync(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): Promise<FileImportResult> {
-  const job = new OtlpStreamImport(db, fd, file, size, format);
+  const job = new OtlpStreamImport(db, fd, file, size, format, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES);
   const restoreCache = lowerPageCache(db);
   try {
     while (job.step()) {
