@@ -94,6 +94,33 @@ export function wrongArgumentFindings(w: BlameWork): Finding[] {
   return out;
 }
 
+/**
+ * The first generator step that received value hash `h` in its input, dropped it from its output and fed a
+ * lookup; -1 if none. A function of its own with plain loops, not the loop's body: the body's closure (over the
+ * step) made V8 allocate a context for every step the loop visited (as in droppedContextAt).
+ */
+function stepThatLost(w: BlameWork, h: number): number {
+  const g = w.graph;
+  const lin = w.lineage;
+  for (let p = 0; p < g.steps.length; p++) {
+    if (!g.live[p] || (g.types[p] & GENERATOR_TYPES) === 0 || p === lin.finalProducer || g.statuses[p] !== S_OK) continue;
+    if (!lin.inHashesOf(p).has(h) || lin.outHashesOf(p).has(h)) continue;
+    if (feedsLookup(w, p)) return p;
+  }
+  return -1;
+}
+
+/** Does a lookup that is not one of p's ancestors consume p's output? */
+function feedsLookup(w: BlameWork, p: number): boolean {
+  const g = w.graph;
+  const consumers = w.lineage.consumers;
+  for (let i = 0, k = consumers.count(p); i < k; i++) {
+    const c = consumers.at(p, i);
+    if ((g.types[c] & T_LOOKUP) !== 0 && !isAncestor(g, c, p)) return true;
+  }
+  return false;
+}
+
 export function informationLostFindings(w: BlameWork): Finding[] {
   const g = w.graph;
   const lin = w.lineage;
@@ -110,16 +137,11 @@ export function informationLostFindings(w: BlameWork): Finding[] {
   for (const u of req) {
     if (used.has(u.h) || finalHashes.has(u.h) || seen.has(u.h)) continue;
     seen.add(u.h);
-    for (let p = 0; p < g.steps.length; p++) {
-      if (!g.live[p] || (g.types[p] & GENERATOR_TYPES) === 0 || p === lin.finalProducer || g.statuses[p] !== S_OK) continue;
-      if (!lin.inHashesOf(p).has(u.h) || lin.outHashesOf(p).has(u.h)) continue;
-      const feedsLookup = lin.consumers.of(p).some((c) => (g.types[c] & T_LOOKUP) !== 0 && !isAncestor(g, c, p));
-      if (!feedsLookup) continue;
-      const list = lostAt.get(p);
-      if (list) list.push(u);
-      else lostAt.set(p, [u]);
-      break;
-    }
+    const p = stepThatLost(w, u.h);
+    if (p < 0) continue;
+    const list = lostAt.get(p);
+    if (list) list.push(u);
+    else lostAt.set(p, [u]);
   }
   const out: Finding[] = [];
   for (const [p, lost] of lostAt) {

@@ -32,6 +32,13 @@ export interface RunGraph {
   names: string[];
 }
 
+/**
+ * The list of every leaf, shared by all graphs and frozen. Made once, not per graph: a new one is young, and each
+ * of the 100,000 slots of a large run's `children` (an array in old space) pointing at it was a slot every
+ * scavenge of the blame had to visit.
+ */
+const NO_CHILDREN: number[] = Object.freeze([]) as unknown as number[];
+
 export function buildRunGraph(detail: RunDetail): RunGraph {
   const steps = detail.steps;
   const n = steps.length;
@@ -83,7 +90,6 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
   }
   // Lists sized exactly, filled in step order: a root with 100,000 children is not grown by push.
   // Leaves share one empty list; a list is made only for steps that have children.
-  const NO_CHILDREN: number[] = [];
   const children: number[][] = new Array(n);
   for (let i = 0; i < n; i++) children[i] = childCount[i] === 0 ? NO_CHILDREN : new Array(childCount[i]);
   const filled = childCount.fill(0);

@@ -11,7 +11,7 @@ import { quoteStep, shortQuote } from '../text/evidence-quote';
 import { jsonText, passagesOf, queryOf } from '../text/json-text';
 import type { RelevanceProvider } from './relevance';
 import type { Settings } from './settings';
-import { STOPWORDS, stemTerm, termSet, wordsOf } from '../text/text-terms';
+import { lowerCase, STOPWORDS, stemTerm, termSet, wordsOf } from '../text/text-terms';
 
 function retrievalPassages(output: Json | null): string[] | null {
   const passages = passagesOf(output);
@@ -46,7 +46,7 @@ export function themeOnlyMatch(query: string, passages: string[], background?: T
   }
   if (words.size < 2) return null;
   // Does a passage hold the term? A word of the passage starting with its stem (cheaper than stemming every passage).
-  const lowered = passages.map((p) => (p.length > 20_000 ? p.slice(0, 20_000) : p).toLowerCase());
+  const lowered = passages.map((p) => lowerCase(p.length > 20_000 ? p.slice(0, 20_000) : p));
   const holds = (text: string, stem: string): boolean => {
     for (let i = text.indexOf(stem); i !== -1; i = text.indexOf(stem, i + 1)) {
       if (i === 0 || !/[\p{L}\p{N}]/u.test(text[i - 1])) return true;
@@ -92,20 +92,27 @@ export function scoreRetrieval(step: Step, settings: Settings, relevance: Releva
   }
   const raw = relevance.score(query, passages);
   // Only a result set that looks relevant can be relevant by its theme alone.
-  const theme = raw.some((x) => x >= r.relevant_at) ? themeOnlyMatch(query, passages, background) : null;
+  // Loops, not some/forEach/reduce/filter with closures: this runs for every retrieval of a large run.
+  let anyRelevant = false;
+  for (let i = 0; i < raw.length; i++) if (raw[i] >= r.relevant_at) anyRelevant = true;
+  const theme = anyRelevant ? themeOnlyMatch(query, passages, background) : null;
   // Passages that match only the query's general theme: none is relevant, however much of the query they cover.
   const scores = theme ? raw.map((x) => Math.min(x, r.theme_only_score)) : raw;
   let best = 0;
   let bestAt = 0;
-  scores.forEach((s, i) => {
+  let sum = 0;
+  let relevant = 0;
+  for (let i = 0; i < scores.length; i++) {
+    const s = scores[i];
     if (s > best) {
       best = s;
       bestAt = i;
     }
-  });
-  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+    sum += s;
+    if (s >= r.relevant_at) relevant++;
+  }
+  const mean = sum / scores.length;
   const checks: Check[] = [];
-  const relevant = scores.filter((s) => s >= r.relevant_at).length;
   const ev = best >= r.relevant_at ? quoteStep(step, 'output', passages[bestAt].slice(0, 120)) : quoteStep(step, 'output');
   const themeNote = theme
     ? `; every passage matches only ${theme.shared.map((t) => `"${t}"`).join(', ')} of the query, and none mentions ${theme.missing.map((t) => `"${t}"`).join(', ')}`
@@ -119,8 +126,8 @@ export function scoreRetrieval(step: Step, settings: Settings, relevance: Releva
       { evidence: ev },
     ),
   );
-  scores.forEach((s, i) => {
-    checks.push(makeCheck('retrieval', `retrieval.passage[${i}]`, s, `relevance ${s.toFixed(2)}: "${shortQuote(passages[i].trim(), 60)}"`, { info: true }));
-  });
+  for (let i = 0; i < scores.length; i++) {
+    checks.push(makeCheck('retrieval', `retrieval.passage[${i}]`, scores[i], `relevance ${scores[i].toFixed(2)}: "${shortQuote(passages[i].trim(), 60)}"`, { info: true }));
+  }
   return checks;
 }

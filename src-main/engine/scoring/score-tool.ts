@@ -9,6 +9,7 @@ import type { Json } from '../../../src-shared/trace-format';
 import { makeCheck, NO_CHECKS, type Check } from './check';
 import { quoteStep } from '../text/evidence-quote';
 import { isEmptyPayload, isObj, jsonTypeOf } from '../text/json-text';
+import { lowerCase } from '../text/text-terms';
 import type { Settings } from './settings';
 
 export type ToolStats = Record<string, { calls: number; failures: number }>;
@@ -70,7 +71,7 @@ export function errorShapeOf(output: Json | null): { hard: boolean; quote: strin
     }
   }
   if (output.success === false || output.ok === false) return { hard: true, quote: 'false', why: 'the payload reports success = false' };
-  if (typeof output.status === 'string' && FAILED_STATUS.has(output.status.toLowerCase())) {
+  if (typeof output.status === 'string' && FAILED_STATUS.has(lowerCase(output.status))) {
     return { hard: true, quote: output.status, why: `the payload's status is "${output.status}"` };
   }
   for (let i = 0; i < EXIT_KEYS.length; i++) {

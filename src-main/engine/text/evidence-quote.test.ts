@@ -3,6 +3,7 @@ import type { Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { excerptAround, isVerbatim, QUOTE_MAX, quoteStep, quoteStepBest } from './evidence-quote';
 import { termSet } from './text-terms';
+import { leafTexts, stringLeaves } from './json-text';
 
 function stepWith(output: Json): Step {
   return {
@@ -80,5 +81,18 @@ describe('evidence quotes a person can use', () => {
     expect(brief).toMatch(/^….*nimbus sync --restart\.$/);
     expect(brief.length).toBeLessThanOrEqual(51);
     expect(quote).toContain(brief.slice(1));
+  });
+});
+
+describe('quotes around a needle', () => {
+  it('read the texts stringLeaves gives, in order, skipping blank ones, exact case before any case', () => {
+    const output: Json = { a: '   ', b: ['first Ledger line. Second ledger line.', 42, true], c: { d: 'ledger again' } };
+    expect(leafTexts(output)).toEqual(stringLeaves(output).map((l) => l.text));
+    // Exact case wins over an earlier case-insensitive match; a blank leaf is never quoted.
+    expect(quoteStep(stepWith(output), 'output', 'ledger')?.quote).toBe('Second ledger line.');
+    expect(quoteStep(stepWith(output), 'output', 'LEDGER')?.quote).toBe('first Ledger line.');
+    expect(quoteStep(stepWith(output), 'output', ' ')?.quote).toBe('first Ledger line.');
+    expect(quoteStep(stepWith(output), 'output', '42')?.quote).toBe('42');
+    expect(quoteStep(stepWith(output), 'output', 'absent')).toBeNull();
   });
 });

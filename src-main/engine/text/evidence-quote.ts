@@ -7,7 +7,7 @@
 import type { Evidence } from '../../../src-shared/analysis';
 import type { Run, Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
-import { stringLeaves } from './json-text';
+import { leafTexts, stringLeaves } from './json-text';
 import { STOPWORDS, stemTerm } from './text-terms';
 
 const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)?/gu;
@@ -127,25 +127,35 @@ function opening(text: string): string {
   return windowAround(text, start, limit);
 }
 
+/** Not blank: what `text.trim() !== ''` says (\s and trim() strip the same white space), without making a string. */
+const NOT_BLANK = /\S/;
+
 function quoteIn(value: Json | null | undefined, needle?: string): string | null {
+  if (needle !== undefined && needle !== '') return needleIn(leafTexts(value ?? null), needle);
   const leaves = stringLeaves(value ?? null).filter((l) => l.text.trim() !== '');
   if (leaves.length === 0) return null;
-  if (needle !== undefined && needle !== '') {
-    for (const l of leaves) {
-      const i = l.text.indexOf(needle);
-      if (i >= 0) return sentenceAround(l.text, i, i + needle.length);
-    }
-    const lower = needle.toLowerCase();
-    for (const l of leaves) {
-      const i = l.text.toLowerCase().indexOf(lower);
-      // Lower-casing can change lengths outside ASCII; only trust it when it did not.
-      if (i >= 0 && l.text.length === l.text.toLowerCase().length) return sentenceAround(l.text, i, i + needle.length);
-    }
-    return null;
-  }
   // No needle: the first leaf that reads as text, never a role name or an id when there is one.
   const leaf = leaves.find(isProse) ?? leaves.find((l) => !STRUCTURAL_KEYS.has(keyOf(l.path))) ?? leaves[0];
   return opening(leaf.text);
+}
+
+/** The sentence around the first match of `needle` in the non-blank texts, exact case first; null when none holds it. */
+function needleIn(texts: string[], needle: string): string | null {
+  for (let k = 0; k < texts.length; k++) {
+    const text = texts[k];
+    if (!NOT_BLANK.test(text)) continue;
+    const i = text.indexOf(needle);
+    if (i >= 0) return sentenceAround(text, i, i + needle.length);
+  }
+  const lower = needle.toLowerCase();
+  for (let k = 0; k < texts.length; k++) {
+    const text = texts[k];
+    if (!NOT_BLANK.test(text)) continue;
+    const i = text.toLowerCase().indexOf(lower);
+    // Lower-casing can change lengths outside ASCII; only trust it when it did not.
+    if (i >= 0 && text.length === text.toLowerCase().length) return sentenceAround(text, i, i + needle.length);
+  }
+  return null;
 }
 
 /**

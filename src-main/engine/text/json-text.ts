@@ -53,6 +53,19 @@ export function stringLeaves(v: Json | null | undefined): { path: string; text: 
   return out;
 }
 
+/**
+ * The texts of stringLeaves(v), in the same order, without their paths: for callers that only search the text.
+ * Building every leaf's path string and object was ~4 MB of a 100,000-step blame's garbage, most of it for
+ * evidence quotes that search for a known needle (allocation profile of the synthetic run).
+ */
+export function leafTexts(v: Json | null | undefined, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
+  else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) leafTexts(v[i], out);
+  else if (v !== null && v !== undefined && typeof v === 'object') for (const k in v) leafTexts(v[k], out);
+  return out;
+}
+
 const PASSAGE_TEXT_KEYS = ['text', 'content', 'page_content', 'pageContent', 'document', 'snippet', 'body', 'passage', 'chunk', 'summary'];
 const PASSAGE_LIST_KEYS = ['documents', 'docs', 'results', 'passages', 'hits', 'items', 'chunks', 'matches', 'nodes', 'source_documents', 'context', 'candidates'];
 

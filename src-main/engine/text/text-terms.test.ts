@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { termsOf, wordsOf } from './text-terms';
+import { lowerCase, termsInto, termsOf, wordsOf } from './text-terms';
 
 // The definition wordsOf keeps, as the regular expression it replaced.
 const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)?/gu;
@@ -36,5 +36,22 @@ describe('wordsOf', () => {
 describe('termsOf', () => {
   it('stems a word without what follows its apostrophe and drops stop words (checked whole: "aren\'t" is not "aren")', () => {
     expect(termsOf("The retriever's passages aren't relevant")).toEqual(['retriev', 'passag', 'aren', 'relev']);
+  });
+});
+
+describe('termsInto', () => {
+  it('writes the terms termsOf gives into a reused array, from the start, and counts them', () => {
+    const out = ['stale', 'stale', 'stale', 'stale', 'stale', 'stale', 'stale', 'stale', 'stale', 'stale'];
+    for (const t of TEXTS) {
+      const n = termsInto(t, 1000, out);
+      expect(out.slice(0, n)).toEqual(termsOf(t));
+    }
+    expect(termsInto(TEXTS[0], 3, out)).toBe(termsOf(TEXTS[0], 3).length);
+  });
+});
+
+describe('lowerCase', () => {
+  it('is toLowerCase for upper-case, mixed, non-ASCII and already lower-case text', () => {
+    for (const t of [...TEXTS, 'settled', 'PENDING', 'Failed', 'İstanbul', 'ΣΊΣΥΦΟΣ', 'a\u00c0b', 'x']) expect(lowerCase(t)).toBe(t.toLowerCase());
   });
 });
