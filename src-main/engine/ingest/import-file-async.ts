@@ -1,6 +1,7 @@
 /**
  * The engine's import of one file, giving the event loop turns while a big
- * OTLP/JSON file streams in (otlp/otlp-stream-import.ts) or a big native file
+ * OTLP/JSON or LangChain run-tree file streams in (otlp/otlp-stream-import.ts,
+ * langchain/run-tree-stream-import.ts) or a big native file
  * is read (import-file.ts, importNativeAsync): the engine answers other calls
  * meanwhile, reports progress, and a cancel stops it between two committed
  * blocks. Opening and the checks that need no reading are
@@ -10,11 +11,11 @@
 import fs from 'node:fs';
 import type { Db } from '../store/open-database';
 import { importNativeAsync, importOpened, openForImport, type ImportFileOptions } from './import-file';
-import { importOtlpAsync } from './import-foreign';
+import { importLangChainAsync, importOtlpAsync } from './import-foreign';
 import type { FileImportResult } from './import-result';
 import type { StreamImportOptions } from './otlp/otlp-stream-import';
 
-/** Below this (new bytes of a native file, or an OTLP file) a file imports in one go: a few hundred ms at most, not worth the turns. */
+/** Below this (new bytes of a native file, or an OTLP or LangChain file) a file imports in one go: a few hundred ms at most, not worth the turns. */
 const STREAM_TURNS_MIN_BYTES = 4 * 1024 * 1024;
 
 export async function importFileAsync(db: Db, filePath: string, opts: ImportFileOptions & StreamImportOptions = {}): Promise<FileImportResult> {
@@ -22,6 +23,7 @@ export async function importFileAsync(db: Db, filePath: string, opts: ImportFile
   if ('result' in opened) return opened.result;
   try {
     if (opened.format === 'otlp' && opened.size >= STREAM_TURNS_MIN_BYTES) return await importOtlpAsync(db, opened.fd, opened.file, opened.size, opened.newErrors, opts);
+    if (opened.format === 'langchain' && opened.size >= STREAM_TURNS_MIN_BYTES) return await importLangChainAsync(db, opened.fd, opened.file, opened.size, opened.newErrors, opts);
     if (opened.format === 'native' && opened.size - opened.start.offset >= STREAM_TURNS_MIN_BYTES) return await importNativeAsync(db, opened, opts);
     return importOpened(db, opened, opts);
   } finally {

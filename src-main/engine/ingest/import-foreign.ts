@@ -2,8 +2,9 @@
  * Import of a foreign-format file (OTLP/JSON, LangChain run trees, chat
  * transcripts), read again whole when it changes; upserts keep that
  * idempotent. OTLP/JSON is streamed in two passes and committed in blocks
- * (otlp/otlp-stream-import.ts); the other formats are parsed whole and stored
- * in one transaction.
+ * (otlp/otlp-stream-import.ts), LangChain run trees too, in three
+ * (langchain/run-tree-stream-import.ts); chat transcripts are parsed whole and
+ * stored in one transaction.
  */
 import fs from 'node:fs';
 import { isUtf8 } from 'node:buffer';
@@ -18,14 +19,15 @@ import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-te
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
 import { importOtlpStreaming, importOtlpStreamingAsync, type StreamImportOptions } from './otlp/otlp-stream-import';
 import { UnusualOtlpShape } from './otlp/otlp-span-stream';
+import { importLangChainStreaming, importLangChainStreamingAsync, type RunTreeStreamOptions } from './langchain/run-tree-stream-import';
+import { UnusualRunTreeShape } from './langchain/run-tree-walk';
 
-export function importForeign(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): FileImportResult {
-  if (format === 'otlp') {
-    try {
-      return importOtlpStreaming(db, fd, file, size, format, newErrors, opts);
-    } catch (err) {
-      if (!isUnusualShape(err)) throw err;
-    }
+export function importForeign(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions & RunTreeStreamOptions = {}): FileImportResult {
+  try {
+    if (format === 'otlp') return importOtlpStreaming(db, fd, file, size, format, newErrors, opts);
+    if (format === 'langchain') return importLangChainStreaming(db, fd, file, size, format, newErrors, opts);
+  } catch (err) {
+    if (!isUnusualShape(err)) throw err;
   }
   return importWhole(db, fd, file, size, format, newErrors);
 }
@@ -40,9 +42,19 @@ export async function importOtlpAsync(db: Db, fd: number, file: string, size: nu
   return importWhole(db, fd, file, size, 'otlp', newErrors);
 }
 
-/** A document shape the streaming reader does not follow, found before anything is stored: the file is read whole. */
+/** The same for a LangChain run-tree file. */
+export async function importLangChainAsync(db: Db, fd: number, file: string, size: number, newErrors: ImportError[], opts: RunTreeStreamOptions = {}): Promise<FileImportResult> {
+  try {
+    return await importLangChainStreamingAsync(db, fd, file, size, 'langchain', newErrors, opts);
+  } catch (err) {
+    if (!isUnusualShape(err)) throw err;
+  }
+  return importWhole(db, fd, file, size, 'langchain', newErrors);
+}
+
+/** A document shape the streaming reader does not follow (or a broken one), found before anything is stored: the file is read whole. */
 function isUnusualShape(err: unknown): boolean {
-  return err instanceof UnusualOtlpShape;
+  return err instanceof UnusualOtlpShape || err instanceof UnusualRunTreeShape;
 }
 
 /** The whole file parsed at once and stored in one transaction: the other foreign formats, and the reference for the streaming import's tests. */

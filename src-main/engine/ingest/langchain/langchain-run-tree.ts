@@ -8,8 +8,9 @@
 import type { Json, StepType, TokenUsage, TraceError } from '../../../../src-shared/trace-format';
 import { isObject, messageFromLangChain, messagesJson, simplifyLangChain, type ChatMessage } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
+import { assignTraces, childPath, rootStep, sortRunSteps, tieOrderOf, topPath, type TopShape } from './run-tree-order';
 
-type LcRun = Record<string, Json>;
+export type LcRun = Record<string, Json>;
 
 const RUN_TYPES: Record<string, StepType> = {
   llm: 'llm',
@@ -27,7 +28,7 @@ export function looksLikeLangChainRun(value: unknown): boolean {
   return isObject(value) && typeof value.run_type === 'string' && (typeof value.id === 'string' || typeof value.name === 'string');
 }
 
-function timeMs(value: Json | undefined): number | null {
+export function timeMs(value: Json | undefined): number | null {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
   if (typeof value !== 'string' || value === '') return null;
   const iso = /[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`;
@@ -102,13 +103,22 @@ function llmFacts(run: LcRun): { input?: Json; output?: Json; model?: string; us
   return { input, output, model, usage: Object.keys(usage).length ? usage : undefined, finish };
 }
 
-function toStep(run: LcRun, parentId: string | null, path: string, line: number, issues: ForeignIssue[]): ForeignStep | null {
+/**
+ * Whether a run cannot become a step (no id, or no start time), reported at its path. Its children are
+ * still read: they name it as their parent, which then is missing.
+ */
+export function skippedRun(run: LcRun, path: string, line: number, issues: ForeignIssue[]): boolean {
   const id = typeof run.id === 'string' && run.id !== '' ? run.id : null;
-  const start = timeMs(run.start_time);
-  if (!id || start === null) {
-    issues.push({ line, level: 'error', message: `${path}: ${!id ? 'no "id"' : 'no valid "start_time"'}; run skipped with its children` });
-    return null;
-  }
+  if (id && timeMs(run.start_time) !== null) return false;
+  issues.push({ line, level: 'error', message: `${path}: ${!id ? 'no "id"' : 'no valid "start_time"'}; run skipped with its children` });
+  return true;
+}
+
+/** One LangChain run as a step (its child_runs are not read: they are steps of their own). The whole-document parser and the streaming import both map runs here. */
+export function toStep(run: LcRun, parentId: string | null, path: string, line: number, issues: ForeignIssue[]): ForeignStep | null {
+  if (skippedRun(run, path, line, issues)) return null;
+  const id = run.id as string;
+  const start = timeMs(run.start_time)!;
   const runType = typeof run.run_type === 'string' ? run.run_type : 'chain';
   const type = RUN_TYPES[runType] ?? 'generic';
   const error = errorOf(run.error);
@@ -173,9 +183,6 @@ function idLines(text: string): Map<string, number> {
   return lines;
 }
 
-/** Paths in messages stop growing past this depth (a 5,000-deep path would be quadratic text). */
-const PATH_DEPTH = 50;
-
 export function parseLangChain(text: string, fileName: string, issues: ForeignIssue[]): ForeignRun[] {
   let doc: unknown;
   try {
@@ -184,13 +191,14 @@ export function parseLangChain(text: string, fileName: string, issues: ForeignIs
     issues.push({ line: 1, level: 'error', message: `not valid JSON (${(error as Error).message})` });
     return [];
   }
+  const shape: TopShape = Array.isArray(doc) ? 'array' : isObject(doc) && Array.isArray(doc.runs) ? 'runs' : 'single';
   const top: unknown[] = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.runs) ? doc.runs : [doc];
   // Flatten nested child_runs; every run keeps its parent's id.
   const flat: { run: LcRun; parentId: string | null; path: string }[] = [];
   // An explicit stack, not recursion: child_runs may nest thousands deep. Every level is kept; a path
   // deeper than PATH_DEPTH is shortened (paths only locate a run in messages).
   const stack: { value: unknown; parentId: string | null; path: string; depth: number }[] = [];
-  for (let i = top.length - 1; i >= 0; i--) stack.push({ value: top[i], parentId: null, path: Array.isArray(doc) ? `[${i}]` : isObject(doc) && Array.isArray(doc.runs) ? `runs[${i}]` : '$', depth: 0 });
+  for (let i = top.length - 1; i >= 0; i--) stack.push({ value: top[i], parentId: null, path: topPath(shape, i), depth: 0 });
   while (stack.length) {
     const { value, parentId, path, depth } = stack.pop()!;
     if (!looksLikeLangChainRun(value)) {
@@ -201,63 +209,45 @@ export function parseLangChain(text: string, fileName: string, issues: ForeignIs
     const explicitParent = typeof run.parent_run_id === 'string' && run.parent_run_id !== '' ? run.parent_run_id : null;
     flat.push({ run, parentId: parentId ?? explicitParent, path });
     if (!Array.isArray(run.child_runs)) continue;
-    const base = depth < PATH_DEPTH ? path : `…(depth ${depth})`;
     for (let i = run.child_runs.length - 1; i >= 0; i--) {
-      stack.push({ value: run.child_runs[i], parentId: typeof run.id === 'string' ? run.id : null, path: `${base}.child_runs[${i}]`, depth: depth + 1 });
+      stack.push({ value: run.child_runs[i], parentId: typeof run.id === 'string' ? run.id : null, path: childPath(path, depth, i), depth: depth + 1 });
     }
   }
 
   const lines = idLines(text);
   const lineOf = (id: Json | undefined) => (typeof id === 'string' ? (lines.get(id) ?? 1) : 1);
-  const steps = flat.map((f) => ({ f, step: toStep(f.run, f.parentId, f.path, lineOf(f.run.id), issues) }));
-  const byId = new Map(steps.filter((s) => s.step).map((s) => [s.step!.id, s]));
-  // A run belongs to the trace of its topmost known ancestor (or its recorded trace_id). Memoized, so a
-  // long chain costs linear time; a parent cycle ends the walk (run-records.ts cuts it with a warning).
-  const traceIds = new Map<string, string>();
-  const traceOf = (entry: (typeof steps)[number]): string => {
-    const chain: (typeof steps)[number][] = [];
-    const onChain = new Set<string>();
-    let current = entry;
-    let found: string | undefined;
-    for (;;) {
-      found = traceIds.get(current.step!.id);
-      if (found !== undefined) break;
-      chain.push(current);
-      onChain.add(current.step!.id);
-      const parent = current.step!.parentId !== null ? byId.get(current.step!.parentId) : undefined;
-      if (!parent || onChain.has(parent.step!.id)) break;
-      current = parent;
-    }
-    if (found === undefined) {
-      const recorded = current.f.run.trace_id;
-      found = typeof recorded === 'string' && recorded !== '' ? recorded : current.step!.id;
-    }
-    for (const c of chain) traceIds.set(c.step!.id, found);
-    return found;
-  };
-  const runs = new Map<string, ForeignRun>();
-  for (const entry of steps) {
-    if (!entry.step) continue;
-    const traceId = traceOf(entry);
-    let run = runs.get(traceId);
-    if (!run) {
-      runs.set(traceId, (run = { runId: traceId, pipeline: '', format: 'langchain', steps: [], extra: { source_file_name: fileName }, finished: true }));
-    }
-    run.steps.push(entry.step);
+  const steps: { f: (typeof flat)[number]; step: ForeignStep }[] = [];
+  for (const f of flat) {
+    const step = toStep(f.run, f.parentId, f.path, lineOf(f.run.id), issues);
+    if (step) steps.push({ f, step });
   }
+  const traceIds = assignTraces({
+    count: steps.length,
+    id: (i) => steps[i].step.id,
+    parent: (i) => steps[i].step.parentId,
+    recordedTrace: (i) => (typeof steps[i].f.run.trace_id === 'string' ? steps[i].f.run.trace_id : undefined),
+  });
+  const members = new Map<string, number[]>();
+  traceIds.forEach((traceId, i) => {
+    const list = members.get(traceId);
+    if (list) list.push(i);
+    else members.set(traceId, [i]);
+  });
   // Runs that start in the same millisecond keep LangChain's own start order
   // (dotted_order, or execution_order), whatever order the file lists them in.
-  const tieOrder = new Map(
-    steps.filter((e) => e.step).map((e) => {
-      const r = e.f.run;
-      return [e.step!.id, typeof r.dotted_order === 'string' ? r.dotted_order : typeof r.execution_order === 'number' ? String(r.execution_order).padStart(12, '0') : ''];
-    }),
-  );
-  for (const run of runs.values()) {
-    run.steps.sort((a, b) => a.start - b.start || (tieOrder.get(a.id)! < tieOrder.get(b.id)! ? -1 : tieOrder.get(a.id)! > tieOrder.get(b.id)! ? 1 : 0));
-    const ids = new Set(run.steps.map((s) => s.id));
-    const root = [...run.steps].sort((a, b) => a.start - b.start).find((s) => s.parentId === null || !ids.has(s.parentId));
-    run.pipeline = root?.name ?? 'langchain run';
-  }
-  return [...runs.values()];
+  const tieById = new Map(steps.map((e) => [e.step.id, tieOrderOf(e.f.run)]));
+  const id = (i: number) => steps[i].step.id;
+  const parent = (i: number) => steps[i].step.parentId;
+  return [...members].map(([traceId, list]) => {
+    const sorted = sortRunSteps(list, (i) => steps[i].step.start, id, tieById);
+    const root = rootStep(sorted, id, parent);
+    return {
+      runId: traceId,
+      pipeline: root !== undefined ? steps[root].step.name : 'langchain run',
+      format: 'langchain',
+      steps: sorted.map((i) => steps[i].step),
+      extra: { source_file_name: fileName },
+      finished: true,
+    };
+  });
 }

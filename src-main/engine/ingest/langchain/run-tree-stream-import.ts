@@ -1,0 +1,520 @@
+/**
+ * LangChain / LangSmith run-tree import in bounded memory, committed in
+ * blocks, as the OTLP/JSON import streams (otlp/otlp-stream-import.ts). The
+ * whole-document parser (langchain-run-tree.ts) holds the parsed tree, about
+ * 10× the file; here the file is walked three times (run-tree-walk.ts) and
+ * each run is parsed on its own, without its child_runs:
+ *
+ * 1. scan: only the members that place a run (id, parent, trace, start,
+ *    LangChain's order) are parsed; from them every run gets its trace and
+ *    its place in that trace's order (run-tree-order.ts, shared with the
+ *    whole parser), and the same problems are found.
+ * 2. index: every run is parsed and mapped (the shared toStep) and kept in
+ *    the columns of its trace (stream/columnar-run-plan.ts), in that order;
+ *    then each trace is planned as run-records.ts's planRun would.
+ * 3. write: every run is parsed and mapped again and written with its
+ *    planned order, key and parent, a block of records per transaction.
+ *
+ * Passes 2 and 3 give runs in planned order from a walk that hands them out
+ * children first, in rounds (rank-rounds.ts). Anything the walk cannot follow
+ * or the file's JSON errors are found before anything is stored, and the
+ * caller imports such a file whole (its messages are JSON.parse's).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ImportProgress } from '../../../../src-shared/import-progress';
+import type { ImportError } from '../../../../src-shared/model';
+import type { TraceRecord } from '../../../../src-shared/trace-format';
+import type { Db } from '../../store/open-database';
+import { createRecordWriter, type RecordWriter } from '../../store/write-records';
+import { insertImportErrors, markRunningIncomplete, saveFileState } from '../../store/import-files';
+import { collisionMessage, createRunIdResolver } from '../../store/run-id-collisions';
+import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
+import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
+import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
+import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
+import { MalformedJson, TruncatedJson } from '../stream/json-byte-reader';
+import { StringTable } from '../../text/string-table';
+import { looksLikeLangChainRun, skippedRun, timeMs, toStep, type LcRun } from './langchain-run-tree';
+import { assignTraces, childPath, PATH_DEPTH, rootStep, sortRunSteps, tieOrderOf, topPath, type TopShape } from './run-tree-order';
+import { RankRounds, type RunOrder } from './rank-rounds';
+import { parseMembers, RunTreeWalk, topShape, UnusualRunTreeShape, type Capture } from './run-tree-walk';
+import { isObject } from '../foreign/chat-messages';
+
+/** Records per transaction, as the OTLP import (a few MB of rows; commits stay a small share of the time). */
+const BLOCK_RECORDS = 4096;
+/** Runs handled between two looks at the event loop (async import) and two progress reports. */
+const RUNS_PER_TURN = 2000;
+/**
+ * File bytes of runs held while they wait for their turn in a round (rank-rounds.ts). A mapped run holds
+ * about 1.5–3× its bytes; a nested tree takes about one round per budget of its size.
+ */
+const REORDER_BUDGET_BYTES = 32 * 1024 * 1024;
+
+/** What the scan parses of each run: what places it, and what the whole parser's checks read. */
+const SCAN_MEMBERS: ReadonlySet<string> = new Set(['id', 'run_type', 'name', 'start_time', 'parent_run_id', 'trace_id', 'dotted_order', 'execution_order']);
+
+export interface RunTreeStreamOptions {
+  /** Stops the import between two blocks; the committed blocks stay, and the file is not marked imported. */
+  signal?: AbortSignal;
+  onProgress?: (progress: ImportProgress) => void;
+  /** REORDER_BUDGET_BYTES unless a test forces many rounds. */
+  reorderBudgetBytes?: number;
+}
+
+const NOT_RUN = 0;
+const SKIPPED = 1;
+const STEP = 2;
+/** Inside an object that is not a run: the whole parser never reads it. */
+const UNREAD = 3;
+
+/**
+ * The planner names a step by an OTLP span path (resourceSpans[i]...); steps are added with the run's opening
+ * number there and -1 below, and the path is put back in its messages as the whole parser writes it.
+ */
+const PLACE_MARK = -1;
+const MARKED_PATH = /resourceSpans\[(\d+)\]\.scopeSpans\[-1\]\.spans\[-1\]/g;
+
+/** What the scan keeps of every object at a run's place, by opening number. */
+class ScanColumns {
+  parent: number[] = [];
+  index: number[] = [];
+  depth: number[] = [];
+  kind: number[] = [];
+  idLine: number[] = [];
+  idEscaped: boolean[] = [];
+  idStr: (string | null)[] = [];
+  explicitParent: (string | null)[] = [];
+  recordedTrace: (string | undefined)[] = [];
+  start: number[] = [];
+  tie: string[] = [];
+  bytes: number[] = [];
+  handedOut: number[] = [];
+  /** Runs the whole parser skips (no id, no start), with what its message reads. */
+  skipped = new Map<number, LcRun>();
+  maxClosed = -1;
+}
+
+class LangChainStreamImport {
+  private readonly start: number;
+  private readonly bom: boolean;
+  private readonly shape: TopShape;
+  private readonly budget: number;
+  private phase: 'scan' | 'index' | 'write' | 'done' = 'scan';
+  private walk: RunTreeWalk;
+  private scan: ScanColumns | null = new ScanColumns();
+  /** From the scan on: per opening number. */
+  private parent: Int32Array = new Int32Array(0);
+  private index: Int32Array = new Int32Array(0);
+  private depth: Int32Array = new Int32Array(0);
+  private kind: Uint8Array = new Uint8Array(0);
+  private line: Int32Array = new Int32Array(0);
+  private stepParent: (string | null)[] = [];
+  private stepId: (string | null)[] = [];
+  private order: RunOrder | null = null;
+  private rounds: RankRounds | null = null;
+  private traceIds: string[] = [];
+  private roots: number[] = [];
+  private pipelines: (string | undefined)[] = [];
+  /** Per trace until it is planned. */
+  private columns: (TraceColumns | null)[] = [];
+  private planIssues: ForeignIssue[][] = [];
+  private readonly names = new StringTable();
+  private plans: ColumnarPlan[] = [];
+  /** Problems found before planning, in the whole parser's order. */
+  private readonly issues: ForeignIssue[] = [];
+  private writer: RecordWriter;
+  private readonly touched = new Set<string>();
+  private pending: TraceRecord[] = [];
+  private problems: ImportError[] = [];
+  private readonly allProblems: ImportError[] = [];
+  private recordsWritten = 0;
+  private stepsWritten = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly fd: number,
+    private readonly file: string,
+    private readonly size: number,
+    private readonly format: string,
+    opts: RunTreeStreamOptions,
+  ) {
+    const head = Buffer.alloc(3);
+    const n = fs.readSync(fd, head, 0, 3, 0);
+    this.bom = n === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
+    this.start = this.bom ? 3 : 0;
+    this.budget = opts.reorderBudgetBytes ?? REORDER_BUDGET_BYTES;
+    this.shape = guarded(() => topShape(fd, this.start));
+    this.walk = new RunTreeWalk(fd, this.start, this.shape, () => SCAN_MEMBERS, true);
+    this.writer = createRecordWriter(db);
+  }
+
+  progress(): ImportProgress {
+    const bytesDone = this.phase === 'done' ? this.size : Math.min(this.size, this.walk.reader.offset);
+    return { file: this.file, phase: this.phase === 'write' || this.phase === 'done' ? 'write' : 'index', bytesDone, bytesTotal: this.size };
+  }
+
+  /** One turn of work; false when the import is complete. Throws UnusualRunTreeShape (before anything is stored) for a file to import whole. */
+  step(): boolean {
+    if (this.phase === 'scan') guarded(() => this.scanRuns());
+    else if (this.phase === 'index') guarded(() => this.indexRuns());
+    else if (this.phase === 'write') this.writeRuns();
+    return this.phase !== 'done';
+  }
+
+  private pathOf(n: number): string {
+    // Up the parents until the path stops growing (PATH_DEPTH), then down again.
+    const chain: number[] = [];
+    for (let m = n; m !== -1; m = this.parent[m]) {
+      chain.push(m);
+      if (this.depth[m] > 0 && this.depth[this.parent[m]] >= PATH_DEPTH) break;
+    }
+    const top = chain[chain.length - 1];
+    let p = this.depth[top] === 0 ? topPath(this.shape, this.index[top]) : childPath('', this.depth[this.parent[top]], this.index[top]);
+    for (let i = chain.length - 2; i >= 0; i--) p = childPath(p, this.depth[chain[i + 1]], this.index[chain[i]]);
+    return p;
+  }
+
+  // 1. scan ---------------------------------------------------------------------------------------------
+
+  private scanRuns(): void {
+    const s = this.scan!;
+    for (let i = 0; i < RUNS_PER_TURN; i++) {
+      const item = this.walk.next();
+      if (!item) return this.placeRuns();
+      const n = item.n;
+      s.handedOut.push(n);
+      s.parent[n] = item.parent;
+      s.index[n] = item.index;
+      s.depth[n] = item.depth;
+      s.idLine[n] = item.idLine;
+      s.idEscaped[n] = item.idEscaped;
+      s.bytes[n] = item.ownBytes;
+      const value = parseMembers(item);
+      const run = (isObject(value) ? value : {}) as LcRun;
+      const isRun = looksLikeLangChainRun(value);
+      s.idStr[n] = typeof run.id === 'string' ? run.id : null;
+      if (!isRun) {
+        s.kind[n] = NOT_RUN;
+        // The whole parser reads nothing below an object that is not a run.
+        for (let d = n + 1; d <= s.maxClosed; d++) s.kind[d] = UNREAD;
+      } else {
+        s.explicitParent[n] = typeof run.parent_run_id === 'string' && run.parent_run_id !== '' ? run.parent_run_id : null;
+        const id = typeof run.id === 'string' && run.id !== '' ? run.id : null;
+        const start = timeMs(run.start_time);
+        if (!id || start === null) {
+          s.kind[n] = SKIPPED;
+          s.skipped.set(n, { id: run.id ?? null, start_time: run.start_time ?? null });
+        } else {
+          s.kind[n] = STEP;
+          s.start[n] = start;
+          s.tie[n] = tieOrderOf(run);
+          if (typeof run.trace_id === 'string') s.recordedTrace[n] = run.trace_id;
+        }
+      }
+      if (n > s.maxClosed) s.maxClosed = n;
+    }
+  }
+
+  /** Every run's trace and place in its order, and the whole parser's problems of the file itself. */
+  private placeRuns(): void {
+    const s = this.scan!;
+    for (const m of this.walk.wrapperMembers) JSON.parse(`{${m}}`);
+    if (this.walk.reader.invalidUtf8) throw new UnusualRunTreeShape('invalid UTF-8 (the whole import counts the replaced characters)');
+    const count = s.handedOut.length;
+    this.parent = Int32Array.from(s.parent);
+    this.index = Int32Array.from(s.index);
+    this.depth = Int32Array.from(s.depth);
+    this.kind = Uint8Array.from(s.kind);
+    // A run's line is where its id first appears as an "id" (the whole parser's idLines; escaped ids it does not find).
+    const firstLine = new Map<string, number>();
+    for (let n = 0; n < count; n++) {
+      const id = s.idStr[n];
+      if (id === null || s.idEscaped[n]) continue;
+      const seen = firstLine.get(id);
+      if (seen === undefined || s.idLine[n] < seen) firstLine.set(id, s.idLine[n]);
+    }
+    this.line = new Int32Array(count);
+    for (let n = 0; n < count; n++) {
+      const id = s.idStr[n];
+      this.line[n] = id !== null ? (firstLine.get(id) ?? 1) : 1;
+    }
+    firstLine.clear();
+    for (let n = 0; n < count; n++) if (this.kind[n] === NOT_RUN) this.issues.push({ line: 1, level: 'error', message: `${this.pathOf(n)}: not a LangChain run (no "run_type"); skipped` });
+    for (let n = 0; n < count; n++) if (this.kind[n] === SKIPPED) skippedRun(s.skipped.get(n)!, this.pathOf(n), this.line[n], this.issues);
+
+    // Steps in file order, their parents as the whole parser gives them (the nesting parent's id, else parent_run_id).
+    const steps: number[] = [];
+    this.stepParent = new Array<string | null>(count).fill(null);
+    this.stepId = new Array<string | null>(count).fill(null);
+    for (let n = 0; n < count; n++) {
+      if (this.kind[n] !== STEP) continue;
+      steps.push(n);
+      const p = this.parent[n];
+      this.stepParent[n] = p >= 0 ? (s.idStr[p] ?? s.explicitParent[n]) : s.explicitParent[n];
+      this.stepId[n] = s.idStr[n];
+    }
+    const stepId = (i: number) => this.stepId[steps[i]]!;
+    const traceOf = assignTraces({ count: steps.length, id: stepId, parent: (i) => this.stepParent[steps[i]], recordedTrace: (i) => s.recordedTrace[steps[i]] });
+    const traceNumbers = new Map<string, number>();
+    const members: number[][] = [];
+    const trace = new Int32Array(count).fill(-1);
+    traceOf.forEach((traceId, i) => {
+      let t = traceNumbers.get(traceId);
+      if (t === undefined) {
+        traceNumbers.set(traceId, (t = members.length));
+        members.push([]);
+        this.traceIds.push(traceId);
+      }
+      members[t].push(i);
+      trace[steps[i]] = t;
+    });
+    const tieById = new Map<string, string>();
+    for (let i = 0; i < steps.length; i++) tieById.set(stepId(i), s.tie[steps[i]]);
+    const rank = new Int32Array(count).fill(-1);
+    for (const list of members) {
+      const sorted = sortRunSteps(list, (i) => s.start[steps[i]], stepId, tieById);
+      sorted.forEach((i, k) => (rank[steps[i]] = k));
+      const root = rootStep(sorted, stepId, (i) => this.stepParent[steps[i]]);
+      this.roots.push(root === undefined ? -1 : steps[root]);
+    }
+    this.order = { handedOut: Int32Array.from(s.handedOut), trace, rank, bytes: Float64Array.from(s.bytes), traceSizes: members.map((m) => m.length) };
+    this.scan = null;
+    this.columns = this.traceIds.map(() => new TraceColumns({}, this.names));
+    this.phase = 'index';
+    this.startRounds(true);
+  }
+
+  // 2. index and 3. write: rounds ---------------------------------------------------------------------------
+
+  private firstRound = false;
+
+  private startRounds(firstOfPass: boolean): void {
+    if (firstOfPass) this.rounds = new RankRounds(this.order!, this.budget);
+    this.rounds!.planRound();
+    const rounds = this.rounds!;
+    // The first index round also parses what is not a step: JSON.parse of the whole file would reject a broken one.
+    const checkAll = this.phase === 'index' && firstOfPass;
+    this.firstRound = checkAll;
+    const capture = (n: number): Capture => (rounds.wants(n) || (checkAll && this.kind[n] !== STEP) ? 'all' : null);
+    this.walk = new RunTreeWalk(this.fd, this.start, this.shape, capture);
+  }
+
+  /** The next run of the round that was parsed, mapped (null when the round is over). */
+  private nextParsed(): { n: number; step: ForeignStep | null } | null {
+    for (;;) {
+      const item = this.walk.next();
+      if (!item) return null;
+      if (!this.rounds!.wants(item.n)) {
+        if (this.firstRound && this.kind[item.n] !== STEP) parseMembers(item);
+        continue;
+      }
+      const step = toStep(parseMembers(item) as LcRun, this.stepParent[item.n], '', this.line[item.n], []);
+      return { n: item.n, step };
+    }
+  }
+
+  private indexRuns(): void {
+    const rounds = this.rounds!;
+    for (let i = 0; i < RUNS_PER_TURN; i++) {
+      const got = this.nextParsed();
+      if (!got) {
+        rounds.endRound();
+        if (rounds.done) return this.planRuns();
+        return this.startRounds(false);
+      }
+      if (!got.step || got.step.id !== this.stepId[got.n]) throw new UnusualRunTreeShape('the file changed while it was read');
+      rounds.offer(got.n, got.step, (step, n) => {
+        const t = this.order!.trace[n];
+        const columns = this.columns[t]!;
+        columns.add(step, step.id, [n, PLACE_MARK, PLACE_MARK], false);
+        if (n === this.roots[t]) this.pipelines[t] = step.name;
+        if (columns.count === this.order!.traceSizes[t]) this.planTrace(t);
+      });
+    }
+  }
+
+  /**
+   * A trace is planned as soon as its last step is in, and its columns let go: they take a few MB each
+   * whatever the trace's size (chunks of 65,536 values), and a LangSmith export holds thousands of traces.
+   */
+  private planTrace(t: number): void {
+    const run: ForeignRun = { runId: this.traceIds[t], pipeline: this.pipelines[t] ?? 'langchain run', format: 'langchain', steps: [], extra: { source_file_name: path.basename(this.file) }, finished: true };
+    const found: ForeignIssue[] = [];
+    this.plans[t] = this.columns[t]!.plan(run, found);
+    this.columns[t] = null;
+    this.planIssues[t] = found.map((issue) => ({ ...issue, message: issue.message.replace(MARKED_PATH, (_, n: string) => this.pathOf(Number(n))) }));
+  }
+
+  /** Every trace planned: the problems in the whole parser's order, the run ids as stored, and each run's first records. */
+  private planRuns(): void {
+    const ids = createRunIdResolver(this.db, this.file);
+    for (let t = 0; t < this.plans.length; t++) {
+      const plan = this.plans[t];
+      for (const issue of this.planIssues[t]) this.issues.push(issue);
+      const run = plan.run;
+      const resolved = ids.resolve(run.runId);
+      if (resolved.renamedFrom) this.problems.push({ file: this.file, line: 1, level: 'warning', message: collisionMessage(run.runId, resolved.runId, resolved.renamedFrom.owner) });
+      run.runId = resolved.runId;
+      this.pending.push(plan.runStart(undefined));
+      plan.syntheticRecords(this.pending);
+    }
+    this.planIssues = [];
+    if (this.bom) this.issues.push({ line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
+    for (const issue of this.issues) this.problems.push({ file: this.file, ...issue });
+    this.phase = 'write';
+    this.startRounds(true);
+  }
+
+  private writeRuns(): void {
+    const rounds = this.rounds!;
+    try {
+      for (let i = 0; i < RUNS_PER_TURN; i++) {
+        const got = this.nextParsed();
+        if (!got) {
+          rounds.endRound();
+          if (rounds.done) return this.finishRuns();
+          return this.startRounds(false);
+        }
+        if (!got.step || got.step.id !== this.stepId[got.n]) throw new UnusualRunTreeShape('a run is not what the first passes read');
+        rounds.offer(got.n, got.step, (step, n) => {
+          this.plans[this.order!.trace[n]].nextSpan(step, this.pending);
+          this.stepsWritten += 1;
+          if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+        });
+      }
+    } catch (err) {
+      if (!isReadFailure(err)) throw err;
+      // Blocks are committed already: stop as a cancel does, and say why.
+      this.problems.push({ file: this.file, line: 0, level: 'error', message: `the file changed while it was imported (${(err as Error).message}); ${this.stepsWritten} step(s) stored; import it again` });
+      this.commit(false);
+      this.phase = 'done';
+    }
+  }
+
+  private finishRuns(): void {
+    for (const plan of this.plans) {
+      const end = plan.runEnd();
+      if (end) this.pending.push(end);
+    }
+    this.commit(true);
+    this.phase = 'done';
+  }
+
+  // Blocks (as otlp-stream-import.ts commits them) ----------------------------------------------------------
+
+  private where(r: TraceRecord): string {
+    return 'step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`;
+  }
+
+  /** One transaction: the pending records (record by record if the block cannot be stored whole), their problems, and at the end the file's state. */
+  private commit(last: boolean): void {
+    const { db, file } = this;
+    const records = this.pending;
+    this.pending = [];
+    const problems = this.problems;
+    this.problems = [];
+    for (const r of records) {
+      const fixed = makeTextWellFormed(r);
+      if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
+    }
+    const apply = (w: RecordWriter, batch: TraceRecord[]) =>
+      w.applyBatch(batch, file).forEach((fields, i) => {
+        for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${this.where(batch[i])}: ${truncationMessage(f)}` });
+      });
+    db.transaction(() => {
+      const before = problems.length;
+      try {
+        db.transaction(() => apply(this.writer, records))();
+      } catch (err) {
+        if (isDatabaseFault(err)) throw err;
+        problems.length = before;
+        for (const id of this.writer.touchedRuns()) this.touched.add(id);
+        this.writer = createRecordWriter(db);
+        for (const r of records) {
+          try {
+            db.transaction(() => apply(this.writer, [r]))();
+          } catch (e) {
+            if (isDatabaseFault(e)) throw e;
+            problems.push({ file, line: 1, level: 'error', message: `${this.where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
+          }
+        }
+      }
+      insertImportErrors(db, problems);
+      if (last) {
+        for (const id of this.writer.touchedRuns()) this.touched.add(id);
+        markRunningIncomplete(db, this.touched);
+        saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
+      }
+    })();
+    for (const id of this.writer.touchedRuns()) this.touched.add(id);
+    this.recordsWritten += records.length;
+    for (const p of problems) this.allProblems.push(p);
+  }
+
+  /** Stops between blocks: commits what was mapped, and says what is missing. */
+  cancel(): void {
+    this.problems.push({
+      file: this.file,
+      line: 0,
+      level: 'warning',
+      message: `import cancelled at byte ${this.progress().bytesDone} of ${this.size} (${this.phase === 'write' ? `${this.stepsWritten} step(s) stored` : 'while reading the runs, before any was stored'}); import the file again to finish it`,
+    });
+    if (this.phase === 'write') this.commit(false);
+    else {
+      const problems = this.problems;
+      this.problems = [];
+      this.db.transaction(() => insertImportErrors(this.db, problems))();
+      for (const p of problems) this.allProblems.push(p);
+    }
+    this.phase = 'done';
+  }
+
+  result(newErrors: ImportError[]): FileImportResult {
+    for (const p of this.allProblems) newErrors.push(p);
+    return finish(this.db, this.file, [...this.touched], newErrors, this.recordsWritten);
+  }
+}
+
+/** JSON the walk or JSON.parse could not read. */
+function isReadFailure(err: unknown): boolean {
+  return err instanceof UnusualRunTreeShape || err instanceof TruncatedJson || err instanceof MalformedJson || err instanceof SyntaxError;
+}
+
+/** Before anything is stored, every reading failure means: import the file whole (its messages are the whole parser's). */
+function guarded<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof UnusualRunTreeShape || !isReadFailure(err)) throw err;
+    throw new UnusualRunTreeShape((err as Error).message);
+  }
+}
+
+/** The import, start to end, on this thread. Throws UnusualRunTreeShape, before storing anything, for a file to import whole. */
+export function importLangChainStreaming(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: RunTreeStreamOptions = {}): FileImportResult {
+  const job = new LangChainStreamImport(db, fd, file, size, format, opts);
+  while (job.step()) {
+    opts.onProgress?.(job.progress());
+    if (opts.signal?.aborted) {
+      job.cancel();
+      break;
+    }
+  }
+  return job.result(newErrors);
+}
+
+/** The same import, giving the event loop a turn between blocks: other calls are answered, progress reported, and `signal` can stop it. */
+export async function importLangChainStreamingAsync(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: RunTreeStreamOptions = {}): Promise<FileImportResult> {
+  const job = new LangChainStreamImport(db, fd, file, size, format, opts);
+  while (job.step()) {
+    opts.onProgress?.(job.progress());
+    await nextTurn();
+    if (opts.signal?.aborted) {
+      job.cancel();
+      break;
+    }
+  }
+  return job.result(newErrors);
+}
