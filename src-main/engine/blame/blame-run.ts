@@ -132,7 +132,7 @@ function fillAssertedSuspects(w: BlameWork, ranked: Ranked, blamed: BlamedStep[]
   }
   // Still short (few content steps): the other steps the answer rests on, nearest to it first; then,
   // when lineage links too little of the run, the other leaf steps, latest first.
-  const leaf = (p: number) => !have.has(p) && g.live[p] && g.children[p].length === 0;
+  const leaf = (p: number) => !have.has(p) && g.live[p] && g.children.count(p) === 0;
   const onTheWay = [...w.slice].filter(leaf).sort((a, b) => b - a);
   const elsewhere: number[] = [];
   for (let p = g.steps.length - 1; p >= 0 && elsewhere.length < w.settings.blame.asserted.suspects; p--) if (leaf(p) && !w.slice.has(p)) elsewhere.push(p);

@@ -61,15 +61,15 @@ function contentSteps(w: BlameWork): number[] {
   const out: number[] = [];
   for (let p = 0; p < g.steps.length; p++) {
     if (!g.live[p] || (g.types[p] & CONTENT_TYPES) === 0 || (g.facts[p] & F_OUTPUT) === 0) continue;
-    if (hasLiveChild(g.live, g.children[p])) continue;
+    if (hasLiveChild(g, p)) continue;
     if (g.facts[p] & F_SYNTHETIC) continue;
     out.push(p);
   }
   return out.length > MAX_CANDIDATES ? out.slice(out.length - MAX_CANDIDATES) : out;
 }
 
-function hasLiveChild(live: Uint8Array, kids: number[]): boolean {
-  for (let i = 0; i < kids.length; i++) if (live[kids[i]]) return true;
+function hasLiveChild(g: BlameWork['graph'], p: number): boolean {
+  for (let i = 0, k = g.children.count(p); i < k; i++) if (g.live[g.children.at(p, i)]) return true;
   return false;
 }
 

@@ -20,7 +20,7 @@ import type { Settings } from '../scoring/settings';
 import { isEmptyPayload, isObj, jsonText, llmText } from '../text/json-text';
 import { isAncestor, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
-import { int32Cells } from './scratch-arrays';
+import { float64Cells, int32Cells } from './scratch-arrays';
 import { StepLists, StepListsBuilder, stepListsOf } from './step-lists';
 import { StringIndex } from './string-index';
 import { ValueIndex } from './value-index';
@@ -62,9 +62,9 @@ export interface Lineage {
   fromParent: Uint8Array;
   /** Who consumed each step's output, ascending. */
   consumers: StepLists;
-  /** Word-sequence hashes of each step's input and output (see scanJson). */
-  inHash: Uint32Array;
-  outHash: Uint32Array;
+  /** Word-sequence hashes of each step's input and output (see scanJson; 30 bits, so Int32 cells from the scratch arrays). */
+  inHash: Int32Array;
+  outHash: Int32Array;
   /** Text of a step's input or output, computed on first use. */
   inTextOf(p: number): string;
   outTextOf(p: number): string;
@@ -210,7 +210,7 @@ function walkInTimeOrder(g: RunGraph, start: (p: number) => void, end: (q: numbe
   const n = g.steps.length;
   // Filled as the walk reaches each step (the heap only holds steps already reached): one pass over the step
   // objects, not two; on a 100,000-step run each pass over them misses the cache (~5-10 ms, profiled).
-  const endAt = new Float64Array(n);
+  const endAt = float64Cells(n);
   const heap = new EndHeap(endAt, g.depth);
   for (let p = 0; p < n; p++) {
     const s = g.steps[p];
@@ -231,7 +231,7 @@ function walkInTimeOrder(g: RunGraph, start: (p: number) => void, end: (q: numbe
 /** The reverse of the producer lists: who consumed each step's output, each list ascending. */
 function consumersOf(n: number, inProducers: StepLists, outProducers: StepLists): StepLists {
   // Counted first, then filled in consumer order: two passes, no array per step.
-  const start = new Int32Array(n + 1);
+  const start = int32Cells(n + 1);
   for (let p = 0; p < n; p++) {
     for (let i = 0, k = inProducers.count(p); i < k; i++) {
       const q = inProducers.at(p, i);
@@ -240,8 +240,9 @@ function consumersOf(n: number, inProducers: StepLists, outProducers: StepLists)
     for (let i = 0, k = outProducers.count(p); i < k; i++) start[outProducers.at(p, i) + 1]++;
   }
   for (let q = 0; q < n; q++) start[q + 1] += start[q];
-  const items = new Int32Array(start[n]);
-  const fill = start.slice(0, n);
+  const items = int32Cells(start[n]);
+  const fill = int32Cells(n);
+  fill.set(start.subarray(0, n));
   for (let p = 0; p < n; p++) {
     for (let i = 0, k = inProducers.count(p); i < k; i++) {
       const q = inProducers.at(p, i);
@@ -305,8 +306,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
   // Only parents have output producers: a map, not an array of 100,000 mostly empty lists (run-graph.ts says why).
   const outProducers = new Map<number, number[]>();
   const fromParent = new Uint8Array(n);
-  const inHash = new Uint32Array(n);
-  const outHash = new Uint32Array(n);
+  const inHash = int32Cells(n);
+  const outHash = int32Cells(n);
   // Sized for a couple of distinct values and shingles per step; they grow as needed. Each value's latest
   // producer, first position and looked-up flag share one slot (value-index.ts says why).
   const values = new ValueIndex(n * 2, NOT_SEEN);
@@ -428,8 +429,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
     const words = hs.words;
     const whole = hs.contentHash;
     const firstWord = hs.firstWord;
-    const kids = g.children[q];
-    if (kids.length > 0 && s.output !== null) {
+    const kids = g.children.count(q);
+    if (kids > 0 && s.output !== null) {
       for (let i = 0; i < vn; i++) vote(values.latest(vh[i]), KIND_WEIGHT_BY_CODE[vk[i]], VIA_VALUE);
       for (let i = 0; i < sn; i++) vote(latestShingle.get(sh[i], NOT_SEEN), 1, VIA_VALUE);
       choose(q);
@@ -442,8 +443,8 @@ export function inferLineage(g: RunGraph, settings: Settings): Lineage {
       for (let i = 0; i < pickCount; i++) if (fromKids.includes(pickIds[i])) addEdge(pickIds[i], q, pickBits[i] | VIA_CHILD, pickW[i]);
       // With no values in common, the last healthy child is assumed (no data seen flowing: not an edge).
       if (fromKids.length === 0) {
-        for (let k = kids.length - 1; k >= 0; k--) {
-          const c = kids[k];
+        for (let k = kids - 1; k >= 0; k--) {
+          const c = g.children.at(q, k);
           if (g.live[c] && g.steps[c].status === 'ok') {
             fromKids.push(c);
             break;
@@ -619,7 +620,10 @@ export function forwardPath(g: RunGraph, lin: Lineage, cause: number, target: nu
     const p = queue[i];
     const next = lin.consumers.of(p);
     // A parent's input flows into children that took their input from it.
-    for (const c of g.children[p]) if (lin.fromParent[c]) next.push(c);
+    for (let i = 0, k = g.children.count(p); i < k; i++) {
+      const c = g.children.at(p, i);
+      if (lin.fromParent[c]) next.push(c);
+    }
     for (const c of next) {
       if (prev.has(c)) continue;
       prev.set(c, p);

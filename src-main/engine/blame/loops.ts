@@ -10,6 +10,7 @@ import type { Settings } from '../scoring/settings';
 import type { Lineage } from './lineage';
 import { typeKeyOf, type RunGraph } from './run-graph';
 import { IntMap } from './int-map';
+import { int32Cells } from './scratch-arrays';
 import { hashKey } from './value-features';
 import { T_LLM } from './step-codes';
 
@@ -37,8 +38,8 @@ function repeatSieve(prints: Int32Array): { again(f: number): boolean; count: nu
   let nbits = 1 << 16;
   while (nbits < prints.length * 32 && nbits < 1 << 21) nbits *= 2;
   const mask = nbits - 1;
-  const seen = new Int32Array(nbits >>> 5);
-  const twice = new Int32Array(nbits >>> 5);
+  const seen = int32Cells(nbits >>> 5);
+  const twice = int32Cells(nbits >>> 5);
   const bit = (f: number): number => (Math.imul(f, 0x9e3779b1) >>> 7) & mask;
   let count = 0;
   for (let i = 0; i < prints.length; i++) {
@@ -57,8 +58,8 @@ function repeatSieve(prints: Int32Array): { again(f: number): boolean; count: nu
 export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopInfo[] {
   const min = settings.blame.loop_min_repeats;
   const loops: LoopInfo[] = [];
-  const groups: [number, number[]][] = [[-1, g.roots]];
-  for (let p = 0; p < g.steps.length; p++) if (g.children[p].length >= min) groups.push([p, g.children[p]]);
+  const groups: [number, ArrayLike<number>][] = [[-1, g.roots]];
+  for (let p = 0; p < g.steps.length; p++) if (g.children.count(p) >= min) groups.push([p, g.children.view(p)]);
   // Hash of (type, name), computed once per distinct pair rather than once per step, and looked up by the
   // graph's codes (typeKeyOf, nameIds) so that the step objects are not read.
   const nameHashes = new Map<number | string, Map<number, number>>();
@@ -73,7 +74,7 @@ export function findLoops(g: RunGraph, lin: Lineage, settings: Settings): LoopIn
   for (const [parent, kids] of groups) {
     if (kids.length < min) continue;
     // Count (name, type, content) fingerprints first; lists are built only for repeated ones.
-    const prints = new Int32Array(kids.length);
+    const prints = int32Cells(kids.length);
     for (let i = 0; i < kids.length; i++) {
       const c = kids[i];
       prints[i] = g.live[c] ? (Math.imul(nameHash(c), 31) + (g.types[c] === T_LLM ? lin.outHash[c] : lin.inHash[c])) & 0x3fffffff : -1;

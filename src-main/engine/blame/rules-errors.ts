@@ -36,7 +36,7 @@ export function inputProducerOf(w: BlameWork, p: number): number {
   const lin = w.lineage;
   let best = -1;
   // An agent step with no children wrote its message itself (a chat transcript's turn): it ranks as a model call.
-  const rank = (c: number): number => (g.steps[c].type === 'agent' && g.children[c].length === 0 ? GENERATOR_RANK.llm : (GENERATOR_RANK[g.steps[c].type] ?? 0));
+  const rank = (c: number): number => (g.steps[c].type === 'agent' && g.children.count(c) === 0 ? GENERATOR_RANK.llm : (GENERATOR_RANK[g.steps[c].type] ?? 0));
   const consider = (c: number): void => {
     if (c < 0 || !g.live[c] || c === p) return;
     if (best === -1) best = c;

@@ -8,6 +8,8 @@ import type { RunDetail, Step } from '../../../src-shared/model';
 import { duplicateOf } from '../scoring/score-run';
 import { factsOf, statusCode, typeCode } from './step-codes';
 import { StringTable } from '../text/string-table';
+import { int32Cells } from './scratch-arrays';
+import { StepLists } from './step-lists';
 
 export interface RunGraph {
   detail: RunDetail;
@@ -15,7 +17,8 @@ export interface RunGraph {
   /** Step id → position (built on first use). */
   readonly pos: Map<string, number>;
   parent: Int32Array;
-  children: number[][];
+  /** Each step's children, in step order (count(p), at(p, i); view(p) for an array-like). */
+  children: StepLists;
   roots: number[];
   depth: Int32Array;
   /** 1 for steps the rules look at, 0 for duplicates. Flags are typed arrays: a JS array of 100,000 entries
@@ -32,13 +35,6 @@ export interface RunGraph {
   names: string[];
 }
 
-/**
- * The list of every leaf, shared by all graphs and frozen. Made once, not per graph: a new one is young, and each
- * of the 100,000 slots of a large run's `children` (an array in old space) pointing at it was a slot every
- * scavenge of the blame had to visit.
- */
-const NO_CHILDREN: number[] = Object.freeze([]) as unknown as number[];
-
 export function buildRunGraph(detail: RunDetail): RunGraph {
   const steps = detail.steps;
   const n = steps.length;
@@ -51,15 +47,16 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
     }
     return pos;
   };
-  const parent = new Int32Array(n).fill(-1);
+  // The per-step arrays come from the scratch arrays (scratch-arrays.ts says why).
+  const parent = int32Cells(n).fill(-1);
   const roots: number[] = [];
   const orphan = new Uint8Array(n);
   const live = new Uint8Array(n);
-  const childCount = new Int32Array(n);
+  const childCount = int32Cells(n);
   const types = new Uint8Array(n);
   const statuses = new Uint8Array(n);
   const facts = new Uint8Array(n);
-  const nameIds = new Int32Array(n);
+  const nameIds = int32Cells(n);
   const names = new StringTable();
   for (let i = 0; i < n; i++) {
     const s = steps[i];
@@ -88,17 +85,20 @@ export function buildRunGraph(detail: RunDetail): RunGraph {
       childCount[p]++;
     }
   }
-  // Lists sized exactly, filled in step order: a root with 100,000 children is not grown by push.
-  // Leaves share one empty list; a list is made only for steps that have children.
-  const children: number[][] = new Array(n);
-  for (let i = 0; i < n; i++) children[i] = childCount[i] === 0 ? NO_CHILDREN : new Array(childCount[i]);
+  // Children as one list per step in two flat arrays (step-lists.ts), filled in step order: an array per parent
+  // and one for the whole run were two arrays of 800 kB on a 100,000-step agent loop (the run's and its root's),
+  // made in the old generation (large objects) and in fresh memory by every blame.
+  const childStart = int32Cells(n + 1);
+  for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i] + childCount[i];
+  const childItems = int32Cells(childStart[n]);
   const filled = childCount.fill(0);
   for (let i = 0; i < n; i++) {
     const p = parent[i];
-    if (p >= 0) children[p][filled[p]++] = i;
+    if (p >= 0) childItems[childStart[p] + filled[p]++] = i;
   }
+  const children = new StepLists(childStart, childItems);
   // Depth by walking up with memo; a parent cycle (corrupt data) is cut at the repeat.
-  const depth = new Int32Array(n).fill(-1);
+  const depth = int32Cells(n).fill(-1);
   for (let i = 0; i < n; i++) {
     // Parents start before their children, so their depth is usually known already.
     const p = parent[i];
@@ -162,6 +162,7 @@ export function typeKeyOf(g: RunGraph, p: number): number | string {
   return g.types[p] !== 0 ? g.types[p] : g.steps[p].type;
 }
 
-export function siblingsOf(g: RunGraph, node: number): number[] {
-  return g.parent[node] >= 0 ? g.children[g.parent[node]] : g.roots;
+/** The children of the node's parent (the roots for a root), itself included, in step order. */
+export function siblingsOf(g: RunGraph, node: number): Int32Array | number[] {
+  return g.parent[node] >= 0 ? g.children.view(g.parent[node]) : g.roots;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { int32Cells, withScratch } from './scratch-arrays';
+import { float64Cells, int32Cells, withScratch } from './scratch-arrays';
 import { IntMap } from './int-map';
 import { blameRun } from './blame-run';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
@@ -31,5 +31,23 @@ describe('scratch arrays', () => {
       expect(new IntMap(100).get(7, -1)).toBe(-1);
     });
     expect(int32Cells(4096)).not.toBe(kept);
+  });
+
+  it('float arrays are reused the same way, and never handed out as an int array of the same length', () => {
+    let kept: Float64Array | null = null;
+    withScratch(() => {
+      kept = float64Cells(512);
+      kept.fill(1.5);
+      int32Cells(512).fill(7);
+    });
+    withScratch(() => {
+      const again = float64Cells(512);
+      expect(again).toBe(kept);
+      expect(again.every((v) => v === 0)).toBe(true);
+      const ints = int32Cells(512);
+      expect(ints).toBeInstanceOf(Int32Array);
+      expect(ints.every((v) => v === 0)).toBe(true);
+    });
+    expect(float64Cells(512)).not.toBe(kept);
   });
 });

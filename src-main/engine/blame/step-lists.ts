@@ -26,6 +26,11 @@ export class StepLists {
     return out;
   }
 
+  /** Step p's list as a view into the lists (no copy; valid as long as they are, so do not keep it past the blame). */
+  view(p: number): Int32Array {
+    return this.items.subarray(this.start[p], this.start[p + 1]);
+  }
+
   /** The i-th entry of step p's list (i < count(p)); for loops that must not allocate. */
   at(p: number, i: number): number {
     return this.items[this.start[p] + i];
@@ -47,7 +52,7 @@ export class StepListsBuilder {
     private readonly steps: number,
     expected = 1024,
   ) {
-    this.start = new Int32Array(steps + 1);
+    this.start = int32Cells(steps + 1);
     this.items = int32Cells(Math.max(1024, expected));
   }
 
@@ -58,7 +63,7 @@ export class StepListsBuilder {
 
   add(x: number): void {
     if (this.count === this.items.length) {
-      const grown = new Int32Array(this.items.length * 2);
+      const grown = int32Cells(this.items.length * 2);
       grown.set(this.items);
       this.items = grown;
     }
@@ -88,10 +93,10 @@ export class StepListsBuilder {
 
 /** StepLists from the few steps that have a list (the others get empty ones). */
 export function stepListsOf(steps: number, lists: Map<number, number[]>): StepLists {
-  const start = new Int32Array(steps + 1);
+  const start = int32Cells(steps + 1);
   for (const [p, list] of lists) start[p + 1] = list.length;
   for (let p = 0; p < steps; p++) start[p + 1] += start[p];
-  const items = new Int32Array(start[steps]);
+  const items = int32Cells(start[steps]);
   for (const [p, list] of lists) items.set(list, start[p]);
   return new StepLists(start, items);
 }
