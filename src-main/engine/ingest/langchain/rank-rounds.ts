@@ -92,6 +92,12 @@ export class RankRounds {
     return this.remaining === 0;
   }
 
+  /** Share of the steps given so far (0 to 1): how far the pass is, whatever its rounds. */
+  get share(): number {
+    const total = this.order.traceSizes.reduce((a, b) => a + b, 0);
+    return total === 0 ? 1 : 1 - this.remaining / total;
+  }
+
   /** Picks the runs of the next round (a dry run of `give` on sizes); at least one per unfinished trace. */
   planRound(): void {
     const { handedOut, trace, rank, bytes } = this.order;

@@ -18,6 +18,7 @@ import { openDatabase, type Db } from '../../store/open-database';
 import { detectFileFormat } from '../foreign-formats';
 import { importFile } from '../import-file';
 import { importForeign, importWhole } from '../import-foreign';
+import { importFileAsync } from '../import-file-async';
 import { importLangChainStreaming, importLangChainStreamingAsync } from './run-tree-stream-import';
 import { UnusualRunTreeShape } from './run-tree-walk';
 
@@ -129,6 +130,21 @@ describe('streaming LangChain import matches the whole-document import', () => {
     expectSameAsWhole(write('single.json', JSON.stringify(doc[0], null, 1)));
     const r = expectSameAsWhole(write('bom.json', '\ufeff' + JSON.stringify(doc, null, 2)));
     expect(r.problems.join('\n')).toContain('byte-order mark');
+  });
+
+  it('on the fixture test\'s variants: LangSmith ISO times with microseconds, and a nested run without an id', () => {
+    const iso = fixture();
+    const rewrite = (r: LcRun) => {
+      r.start_time = new Date(r.start_time as number).toISOString().replace('Z', '123');
+      if (r.end_time !== undefined) r.end_time = new Date(r.end_time).toISOString().replace('Z', '456') as unknown as number;
+      (r.child_runs ?? []).forEach(rewrite);
+    };
+    iso.forEach(rewrite);
+    expectSameAsWhole(write('iso.json', JSON.stringify(iso)));
+    const broken = fixture();
+    delete broken[0].child_runs![1].id;
+    const r = expectSameAsWhole(write('broken.json', JSON.stringify(broken, null, 1)));
+    expect(r.problems.join('\n')).toContain('[0].child_runs[1]: no "id"');
   });
 
   it('on a flat LangSmith list linked by parent_run_id, children before parents', () => {
@@ -247,5 +263,22 @@ describe('streaming LangChain import of a big file', () => {
     const file = write('newest-first.json', bigExport(3, 400));
     const few: Importer = (db, fd, name, size, format, errors) => importLangChainStreaming(db, fd, name, size, format, errors, { reorderBudgetBytes: 20_000 });
     expectSameAsWhole(file, [[importLangChainStreaming, 'stream.db'], [few, 'stream-rounds.db']]);
+  });
+
+  it('the engine\'s import of a file of several MB streams it with turns and progress through both passes', async () => {
+    const file = write('several-mb.json', bigExport(8, 3000));
+    expect(fs.statSync(file).size).toBeGreaterThan(4 * 1024 * 1024);
+    const db = openDatabase(path.join(dir, 'async.db'));
+    const seen: ImportProgress[] = [];
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    const result = await importFileAsync(db, file, { final: true, onProgress: (p) => seen.push(p) });
+    clearInterval(ticker);
+    expect(result.newErrors).toEqual([]);
+    expect(result.runs).toHaveLength(8);
+    expect(new Set(seen.map((p) => p.phase))).toEqual(new Set(['index', 'write']));
+    expect(turns).toBeGreaterThan(0);
+    expect((db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n).toBe(24_000);
+    db.close();
   });
 });

@@ -151,7 +151,8 @@ class LangChainStreamImport {
   }
 
   progress(): ImportProgress {
-    const bytesDone = this.phase === 'done' ? this.size : Math.min(this.size, this.walk.reader.offset);
+    // The scan is one walk; the other passes are read in rounds, so their progress is the share of steps given.
+    const bytesDone = this.phase === 'done' ? this.size : this.phase === 'scan' ? Math.min(this.size, this.walk.reader.offset) : Math.floor(this.size * this.rounds!.share);
     return { file: this.file, phase: this.phase === 'write' || this.phase === 'done' ? 'write' : 'index', bytesDone, bytesTotal: this.size };
   }
 
