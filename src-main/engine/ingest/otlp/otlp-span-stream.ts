@@ -262,7 +262,7 @@ export class OtlpSpanStream {
  * first line is not held: a one-line document may be the whole file.
  */
 export function isJsonLines(fd: number, start: number): boolean {
-  const r = new JsonByteReader(fd, start);
+  const r = new JsonByteReader(fd, start, false);
   if (r.peek() !== OPEN_OBJECT) return false;
   const first = r.offset;
   r.skipLine();
@@ -276,7 +276,7 @@ export function isJsonLines(fd: number, start: number): boolean {
     }
   };
   if (parses(r.nextLine()?.text ?? '')) return true;
-  return parses(new JsonByteReader(fd, first).nextLine()?.text ?? '');
+  return parses(new JsonByteReader(fd, first, false).nextLine()?.text ?? '');
 }
 
 /** Steps past what follows an object member: true at the object's closing brace, past the comma otherwise. */

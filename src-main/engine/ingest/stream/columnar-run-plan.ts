@@ -223,6 +223,11 @@ class IdSlots {
     return true;
   }
 
+  /** The slot of a packed id's first copy, or -1 (slotOf without the text). */
+  slotOfPacked(hi: number, lo: number): number {
+    return this.findPacked(hi, lo);
+  }
+
   /** The slot of an id's first copy, or -1. */
   slotOf(id: string): number {
     if (!packable(id)) return this.textSlots.get(id) ?? -1;
@@ -313,6 +318,8 @@ export class TraceColumns {
   /** First line of a failed step's error message. */
   private readonly errorMessages: (string | undefined)[] = [];
   private joined: Joined | undefined;
+  /** Per slot, the slot of its recorded parent (through spanToStep), NO_PARENT or MISSING_PARENT; made once for planning. */
+  private parentSlots: Int32Array | undefined;
 
   constructor(
     readonly resource: Record<string, Json>,
@@ -379,14 +386,34 @@ export class TraceColumns {
   rootCandidate(): ForeignStep[] {
     // traceRun names the pipeline after the earliest step whose parent is not in the trace.
     const { start, name } = this.join();
+    const parents = this.recordedParentSlots();
     let best = -1;
     for (let s = 0; s < this.count; s++) {
-      const p = this.mappedParent(s);
-      if (p !== null && this.ids.slotOf(p) !== -1) continue;
+      if (parents[s] >= 0) continue;
       if (best === -1 || start[s] < start[best]) best = s;
     }
     if (best === -1) return [];
     return [{ id: this.ids.idOf(best), parentId: null, name: this.names.strings[name[best]], type: 'generic', start: start[best], end: null, status: 'ok', startMetadata: {}, endMetadata: {}, position: { line: 0, path: '' } }];
+  }
+
+  private recordedParentSlots(): Int32Array {
+    if (this.parentSlots) return this.parentSlots;
+    const { parentHi, parentLo } = this.join();
+    const slots = new Int32Array(this.count);
+    // Most traces name no step by an id of its own: a packed parent is looked up as it is, without its text.
+    const direct = this.spanToStep.size === 0;
+    for (let s = 0; s < this.count; s++) {
+      if (direct && (parentHi[s] !== 0 || parentLo[s] !== 0)) {
+        const found = this.ids.slotOfPacked(parentHi[s], parentLo[s]);
+        slots[s] = found === -1 ? MISSING_PARENT : found;
+        continue;
+      }
+      const p = this.mappedParent(s);
+      const found = p === null ? -1 : this.ids.slotOf(p);
+      slots[s] = p === null ? NO_PARENT : found === -1 ? MISSING_PARENT : found;
+    }
+    this.parentSlots = slots;
+    return slots;
   }
 
   /** The recorded parent id of a slot, through spanToStep (as traceRun maps it). */
@@ -613,16 +640,16 @@ export class TraceColumns {
     // Parents as slots; a parent not in the trace groups its children under a synthetic root (node numbers below `unique`'s).
     const parentSlot = new Int32Array(n).fill(-1);
     const orphanGroups = new Map<string, number[]>();
+    const recordedParents = this.recordedParentSlots();
     for (const s of unique) {
-      const p = this.mappedParent(s);
-      if (p === null) continue;
-      const found = ids.slotOf(p);
-      const ps = found === -1 ? undefined : found;
-      if (ps !== undefined) parentSlot[s] = ps;
+      const found = recordedParents[s];
+      if (found === NO_PARENT) continue;
+      if (found >= 0) parentSlot[s] = found;
       else {
-        const list = orphanGroups.get(p!);
+        const p = this.mappedParent(s)!;
+        const list = orphanGroups.get(p);
         if (list) list.push(s);
-        else orphanGroups.set(p!, [s]);
+        else orphanGroups.set(p, [s]);
       }
     }
     const syntheticIds = new Map<string, string>();
@@ -706,6 +733,7 @@ export class TraceColumns {
     this.ids = new IdSlots();
     this.parentText = [];
     this.joined = undefined;
+    this.parentSlots = undefined;
     return new ColumnarPlan(run, names, {
       atOfSlot,
       parentKind,
@@ -725,6 +753,9 @@ export class TraceColumns {
     });
   }
 }
+
+const NO_PARENT = -1;
+const MISSING_PARENT = -2;
 
 const AS_RECORDED = 0;
 const CUT = 1;

@@ -62,6 +62,11 @@ export class JsonByteReader {
   constructor(
     private readonly fd: number,
     start: number,
+    /**
+     * Whether to note line starts and check UTF-8 (for a reader whose positions are reported). A probe that
+     * only looks for the first line's end does not: in a one-line document that end is the end of the file.
+     */
+    private readonly noting = true,
   ) {
     this.base = start;
     this.utf8CheckedTo = start;
@@ -75,7 +80,7 @@ export class JsonByteReader {
   /** Reads more of the file; false at its end. Keeps bytes from `keep` (or `pos`) on. */
   private fill(): boolean {
     if (this.eof) return false;
-    const from = Math.min(this.keep >= 0 ? this.keep : this.pos, this.pos, this.utf8CheckedTo - this.base);
+    const from = Math.min(this.keep >= 0 ? this.keep : this.pos, this.pos, this.noting ? this.utf8CheckedTo - this.base : Infinity);
     if (from > 0) {
       this.buf.copy(this.buf, 0, from, this.end);
       this.end -= from;
@@ -93,7 +98,7 @@ export class JsonByteReader {
     const readFrom = this.end;
     if (n <= 0) this.eof = true;
     else this.end += n;
-    this.noteRead(readFrom);
+    if (this.noting) this.noteRead(readFrom);
     return n > 0;
   }
 
