@@ -21,6 +21,7 @@ import { importForeign, importWhole } from '../import-foreign';
 import { importFileAsync } from '../import-file-async';
 import { importLangChainStreaming, importLangChainStreamingAsync } from './run-tree-stream-import';
 import { UnusualRunTreeShape } from './run-tree-walk';
+import { fuzzCase } from '../../../../test/fuzz/trace-mutations';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 let dir: string;
@@ -38,6 +39,9 @@ function stored(file: string, importer: Importer, dbName: string): { runs: Recor
   const errors: ImportError[] = [];
   try {
     importer(db, fd, file, fs.fstatSync(fd).size, 'langchain', errors);
+  } catch (err) {
+    db.close();
+    throw err;
   } finally {
     fs.closeSync(fd);
   }
@@ -197,6 +201,32 @@ describe('streaming LangChain import matches the whole-document import', () => {
 });
 
 describe('what the streaming LangChain import leaves to the whole import', () => {
+  it('on the fuzz corpus\'s LangChain files (damaged bytes and structure): what streams stores what the whole import does, the rest falls back', () => {
+    let streamedFiles = 0;
+    let fellBack = 0;
+    for (let i = 0; i < 420; i++) {
+      const c = fuzzCase(12, i);
+      if (!c.format.startsWith('langchain')) continue;
+      const file = path.join(dir, c.name);
+      fs.writeFileSync(file, c.bytes);
+      const fd = fs.openSync(file, 'r');
+      const kind = detectFileFormat(fd, file).kind;
+      fs.closeSync(fd);
+      if (kind !== 'langchain') continue;
+      try {
+        expectSameAsWhole(file, [[importLangChainStreaming, 'fuzz.db']]);
+        streamedFiles += 1;
+      } catch (err) {
+        if (!(err instanceof UnusualRunTreeShape)) throw err;
+        fs.rmSync(path.join(dir, 'fuzz.db'), { force: true });
+        fellBack += 1;
+      }
+      fs.rmSync(file);
+    }
+    expect(streamedFiles).toBeGreaterThan(50);
+    expect(fellBack).toBeGreaterThan(5);
+  }, 120_000);
+
   it.each([
     ['a truncated file', (t: string) => t.slice(0, Math.floor(t.length * 0.6))],
     ['text after the document', (t: string) => `${t}\n{"more": 1}`],

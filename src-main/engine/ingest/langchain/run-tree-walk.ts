@@ -25,6 +25,8 @@ const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const QUOTE = 0x22;
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f]/;
 
 /** What to keep of an object as it is read: every member but child_runs, only the named ones, or none. */
 export type Capture = 'all' | ReadonlySet<string> | null;
@@ -85,7 +87,10 @@ export function topShape(fd: number, start: number): TopShape {
   let runsArray = false;
   if (r.peek() === CLOSE_OBJECT) return 'single';
   for (;;) {
+    r.peek();
+    const keyAt = r.offset;
     const key = r.readString();
+    if (CONTROL_CHARACTER.test(key)) throw new MalformedJson(keyAt, 'a control character in a key');
     r.expect(COLON, ':');
     if (key === 'runs') {
       runs += 1;
@@ -215,6 +220,8 @@ export class RunTreeWalk {
     r.peek();
     const keyAt = r.offset;
     const key = r.readString();
+    // A captured key is written again with JSON.stringify, which would escape what JSON.parse rejects.
+    if (CONTROL_CHARACTER.test(key)) throw new MalformedJson(keyAt, 'a control character in a key');
     r.expect(COLON, ':');
     const runsHere = frame.wrapper ? key === 'runs' : key === 'child_runs';
     if (runsHere) {
