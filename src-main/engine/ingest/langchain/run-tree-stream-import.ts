@@ -114,6 +114,8 @@ class LangChainStreamImport {
   private stepId: (string | null)[] = [];
   private order: RunOrder | null = null;
   private rounds: RankRounds | null = null;
+  /** The index pass's first round, which also parses what is not a step (to reject what JSON.parse would). */
+  private firstRound = false;
   private traceIds: string[] = [];
   private roots: number[] = [];
   private pipelines: (string | undefined)[] = [];
@@ -288,8 +290,6 @@ class LangChainStreamImport {
   }
 
   // 2. index and 3. write: rounds ---------------------------------------------------------------------------
-
-  private firstRound = false;
 
   private startRounds(firstOfPass: boolean): void {
     if (firstOfPass) this.rounds = new RankRounds(this.order!, this.budget);
