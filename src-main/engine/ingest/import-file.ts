@@ -15,6 +15,7 @@ import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
 import { createRecordWriter, touchRuns } from '../store/write-records';
+import { BULK_IMPORT_MIN_BYTES, deferCheckpoints } from '../store/bulk-write';
 import { importErrorsOf, insertImportErrors, readFileState, saveFileState, type FileState } from '../store/import-files';
 import { parseTraceLine, type ParsedLine } from './native/parse-lines';
 import { detectFileFormat, type DetectedFormat } from './foreign-formats';
@@ -150,6 +151,16 @@ export async function importNativeAsync(db: Db, f: OpenedFile, opts: ImportFileO
 
 /** Reads and commits the file block by block, yielding the bytes read after each committed block; returns the result. */
 function* importNativeBlocks(db: Db, fd: number, file: string, size: number, start: FileState, opts: ImportFileOptions & { signal?: AbortSignal }, newErrors: ImportError[]): Generator<number, FileImportResult> {
+  // A big file commits dozens of blocks: their checkpoints wait for its end (store/bulk-write.ts).
+  const restoreCheckpoints = size - start.offset >= BULK_IMPORT_MIN_BYTES ? deferCheckpoints(db) : null;
+  try {
+    return yield* readNativeBlocks(db, fd, file, size, start, opts, newErrors);
+  } finally {
+    restoreCheckpoints?.();
+  }
+}
+
+function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start: FileState, opts: ImportFileOptions & { signal?: AbortSignal }, newErrors: ImportError[]): Generator<number, FileImportResult> {
   let writer = createRecordWriter(db);
   const ids = createRunIdResolver(db, file);
   // Runs changed by committed blocks (a writer is replaced after a failed block: its caches were rolled back).

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EngineError } from '../../../src-shared/result';
 import { MIGRATIONS, type Migration } from './migrations/index';
+import { WAL_SIZE_LIMIT_BYTES } from './bulk-write';
 
 declare const readable: unique symbol;
 declare const writable: unique symbol;
@@ -136,6 +137,8 @@ export function openDatabase(file: string, opts: OpenOptions = {}): WritableDb {
     // A 64 MB page cache (SQLite's default is 2 MB): on a store of a million steps the runs list and an
     // import otherwise read the same index pages again and again (bench/store-at-size.ts). Memory is taken as used.
     db.pragma('cache_size = -64000');
+    // A big import lets the WAL grow (store/bulk-write.ts); the file is cut back when it restarts.
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     if (!opts.readonly) migrate(db, opts.migrations);
     return db;
   } catch (err) {

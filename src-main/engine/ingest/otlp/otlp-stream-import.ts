@@ -30,6 +30,7 @@ import type { ImportError } from '../../../../src-shared/model';
 import type { TraceRecord } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
 import { createRecordWriter, type RecordWriter } from '../../store/write-records';
+import { beginStreamedImport } from '../../store/bulk-write';
 import { insertImportErrors, markRunningIncomplete, saveFileState } from '../../store/import-files';
 import { collisionMessage, createRunIdResolver } from '../../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
@@ -325,36 +326,10 @@ function countReplacements(fd: number, size: number): number {
   return count;
 }
 
-/**
- * SQLite's page cache while streamed imports run on a connection (KiB). The
- * connection's usual 64 MB serves reads of a big store; an import writes
- * blocks of fresh rows and gains little from it, and a 500 MB file's import
- * peaked ~75 MB higher with it (bench/otlp-large-file.ts; goal ≤ 300 MB).
- */
-const IMPORT_CACHE_KIB = 16_000;
-/** Streamed imports running per connection: the first lowers the cache, the last puts it back. */
-const importsRunning = new WeakMap<Db, { count: number; cacheSize: number }>();
-
-function lowerPageCache(db: Db): () => void {
-  let held = importsRunning.get(db);
-  if (!held) {
-    held = { count: 0, cacheSize: db.pragma('cache_size', { simple: true }) as number };
-    importsRunning.set(db, held);
-    db.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
-  }
-  held.count++;
-  const mine = held;
-  return () => {
-    if (--mine.count > 0) return;
-    importsRunning.delete(db);
-    db.pragma(`cache_size = ${Number(mine.cacheSize)}`);
-  };
-}
-
 /** The import, start to end, on this thread. */
 export function importOtlpStreaming(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): FileImportResult {
   const job = new OtlpStreamImport(db, fd, file, size, format, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES);
-  const restoreCache = lowerPageCache(db);
+  const restoreSettings = beginStreamedImport(db);
   try {
     while (job.step()) {
       opts.onProgress?.(job.progress());
@@ -364,7 +339,7 @@ export function importOtlpStreaming(db: Db, fd: number, file: string, size: numb
       }
     }
   } finally {
-    restoreCache();
+    restoreSettings();
   }
   return job.result(newErrors);
 }
@@ -372,7 +347,7 @@ export function importOtlpStreaming(db: Db, fd: number, file: string, size: numb
 /** The same import, giving the event loop a turn between blocks: other calls are answered, progress reported, and `signal` can stop it. */
 export async function importOtlpStreamingAsync(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): Promise<FileImportResult> {
   const job = new OtlpStreamImport(db, fd, file, size, format, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES);
-  const restoreCache = lowerPageCache(db);
+  const restoreSettings = beginStreamedImport(db);
   try {
     while (job.step()) {
       opts.onProgress?.(job.progress());
@@ -383,7 +358,7 @@ export async function importOtlpStreamingAsync(db: Db, fd: number, file: string,
       }
     }
   } finally {
-    restoreCache();
+    restoreSettings();
   }
   return job.result(newErrors);
 }

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from './open-database';
+import { BULK_IMPORT_MIN_BYTES, beginStreamedImport, deferCheckpoints } from './bulk-write';
+import { importFile } from '../ingest/import-file';
+import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-bulk-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const autocheckpoint = (db: Db) => db.pragma('wal_autocheckpoint', { simple: true }) as number;
+const walBytes = (file: string) => (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0);
+/** Frames in the WAL not yet copied into the database file. */
+const uncopied = (db: Db) => {
+  const [r] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+  return r.log - r.checkpointed;
+};
+
+describe('bulk-write settings', () => {
+  it('hold while any import runs, and the last to finish puts them back and checkpoints', () => {
+    const db = openDatabase(path.join(tempDir(), 'a.db'));
+    const cache = db.pragma('cache_size', { simple: true });
+    const outer = beginStreamedImport(db);
+    const inner = deferCheckpoints(db);
+    expect(autocheckpoint(db)).toBeGreaterThan(1000);
+    expect(db.pragma('cache_size', { simple: true })).not.toBe(cache);
+    outer();
+    outer(); // a second call of the same release changes nothing
+    expect(autocheckpoint(db)).toBeGreaterThan(1000);
+    expect(db.pragma('cache_size', { simple: true })).toBe(cache);
+    inner();
+    expect(autocheckpoint(db)).toBe(1000);
+    db.close();
+  });
+
+  it('a big native file commits its blocks without checkpoints in between, then leaves nothing to copy', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'big.jsonl');
+    let steps = 4000;
+    do {
+      fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'big', steps })));
+      steps *= 2;
+    } while (fs.statSync(file).size < BULK_IMPORT_MIN_BYTES * 1.5);
+    const dbFile = path.join(dir, 'a.db');
+    const db = openDatabase(dbFile);
+    let largestWal = 0;
+    let duringImport = 0;
+    const r = importFile(db, file, {
+      final: true,
+      onChunkCommitted: () => {
+        largestWal = Math.max(largestWal, walBytes(dbFile));
+        duringImport = autocheckpoint(db);
+      },
+    });
+    expect(r.newErrors).toEqual([]);
+    expect(duringImport).toBeGreaterThan(1000);
+    // With a checkpoint every 1,000 pages the WAL would stay near 4 MB (1,000 × 4 kB).
+    expect(largestWal).toBeGreaterThan(1000 * 4096 * 1.5);
+    expect(autocheckpoint(db)).toBe(1000);
+    expect(uncopied(db)).toBe(0);
+    db.close();
+  });
+
+  it('a small file keeps the usual checkpoints', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'small.jsonl');
+    fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'small', steps: 50 })));
+    const db = openDatabase(path.join(dir, 'a.db'));
+    let duringImport = 0;
+    importFile(db, file, { final: true, onChunkCommitted: () => (duringImport = autocheckpoint(db)) });
+    expect(duringImport).toBe(1000);
+    db.close();
+  });
+});
