@@ -2,7 +2,7 @@
 
 export interface ImportProgress {
   file: string;
-  /** `index`: reading every span of an OTLP file once to plan its runs; `write`: storing (OTLP: reading the spans again). */
+  /** `index`: reading every span (OTLP) or run (LangChain run tree) once to plan the runs; `write`: storing (reading the file again, except an OTLP file of up to 48 MiB, whose spans the first pass kept). */
   phase: 'index' | 'write';
   bytesDone: number;
   bytesTotal: number;
