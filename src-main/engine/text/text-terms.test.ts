@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lowerCase, termsInto, termsOf, wordsOf } from './text-terms';
+import { lowerCase, STOPWORDS, stemTerm, termsInto, termsOf, wordsOf } from './text-terms';
 
 // The definition wordsOf keeps, as the regular expression it replaced.
 const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)?/gu;
@@ -53,5 +53,27 @@ describe('termsInto', () => {
 describe('lowerCase', () => {
   it('is toLowerCase for upper-case, mixed, non-ASCII and already lower-case text', () => {
     for (const t of [...TEXTS, 'settled', 'PENDING', 'Failed', 'İstanbul', 'ΣΊΣΥΦΟΣ', 'a\u00c0b', 'x']) expect(lowerCase(t)).toBe(t.toLowerCase());
+  });
+});
+
+describe('termsOf with its cache of recent words', () => {
+  // The definition: the words as the regular expression finds them, stop words dropped, stemmed without what follows an apostrophe.
+  const termsByRegex = (text: string): string[] =>
+    wordsByRegex(text)
+      .filter((w) => !STOPWORDS.has(w))
+      .map((w) => stemTerm(w.replace(/['’].*$/, '')));
+
+  it('gives the terms of the definition when thousands of different words share the cache’s slots, read once and again', () => {
+    // 20,000 distinct words for 4,096 slots: every slot is shared, so a word found by its slot alone would be wrong.
+    const syllables = ['ka', 'Lo', 'mi', 'NU', 'pe', 'ro', 'si', 'Ta', 'vu', 'ze'];
+    const words: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      let w = '';
+      for (let x = i + 1; x > 0; x = Math.floor(x / 10)) w += syllables[x % 10];
+      words.push(i % 7 === 0 ? `${w}'s` : i % 11 === 0 ? `${w}${i}` : w);
+    }
+    const texts: string[] = [];
+    for (let i = 0; i < words.length; i += 40) texts.push(`${words.slice(i, i + 40).join(' ')}. The ${words[(i * 7) % words.length]} and ${TEXTS[i % TEXTS.length]}`);
+    for (let round = 0; round < 2; round++) for (const t of texts) expect(termsOf(t)).toEqual(termsByRegex(t));
   });
 });
