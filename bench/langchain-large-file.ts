@@ -7,17 +7,13 @@
  * them (run_type, outputs and end_time after child_runs, so a run is complete
  * only after its children): the shape that makes the stream work in rounds.
  *
- * `npx tsx bench/langchain-large-file.ts` runs it; as a child it is
- * `tsx bench/langchain-large-file.ts FILE DB stream|whole`.
+ * `npx tsx bench/langchain-large-file.ts` runs it; the child is
+ * bench/import-in-child.ts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import type { ImportError } from '../src-shared/model';
-import { openDatabase } from '../src-main/engine/store/open-database';
-import { importWhole } from '../src-main/engine/ingest/import-foreign';
-import { importLangChainStreaming } from '../src-main/engine/ingest/langchain/run-tree-stream-import';
+import { measureImportInChild, type ChildImport } from './import-in-child';
 
 /** Children of each root; each child has one nested model call. */
 const CHILDREN = 40;
@@ -91,25 +87,6 @@ export function writeLargeLangChain(file: string, mb: number): number {
   return traces * (1 + 2 * CHILDREN);
 }
 
-interface ChildImport {
-  maxRssMb: number;
-  cpuMs: number;
-  wallMs: number;
-  steps: number;
-  errors: number;
-}
-
-function importInChild(file: string, dbFile: string, mode: 'stream' | 'whole'): ChildImport | { failed: string } {
-  const tsx = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'node_modules', '.bin', 'tsx');
-  const r = spawnSync(tsx, [new URL(import.meta.url).pathname, file, dbFile, mode], { encoding: 'utf8', maxBuffer: 1e7 });
-  const last = r.stdout.trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(last) as ChildImport;
-  } catch {
-    return { failed: (r.stderr || r.stdout || `exit ${r.status} ${r.signal ?? ''}`).trim().split('\n').slice(-3).join(' ') };
-  }
-}
-
 function describe(mode: string, c: ChildImport | { failed: string }): string {
   if ('failed' in c) return `${mode}: failed (${c.failed})`;
   return `${mode}: peak RSS ${c.maxRssMb.toFixed(0)} MB, ${c.steps.toLocaleString('en')} steps, ${c.errors} error(s), ${c.cpuMs.toFixed(0)} ms CPU, ${c.wallMs.toFixed(0)} ms wall`;
@@ -122,32 +99,12 @@ export function benchLangChainLargeFile(mb = Number(process.env.TB_BENCH_LC_MB ?
     const file = path.join(dir, 'large.langchain.json');
     const runs = writeLargeLangChain(file, mb);
     const size = fs.statSync(file).size / 1e6;
-    const stream = importInChild(file, path.join(dir, 'stream.db'), 'stream');
-    const whole = importInChild(file, path.join(dir, 'whole.db'), 'whole');
+    const stream = measureImportInChild(file, path.join(dir, 'stream.db'), 'stream', 'langchain');
+    const whole = measureImportInChild(file, path.join(dir, 'whole.db'), 'whole', 'langchain');
     return [`LangChain run-tree file of ${size.toFixed(0)} MB (${runs.toLocaleString('en')} runs, members after child_runs), child process each:`, `  ${describe('streamed', stream)}`, `  ${describe('whole-document', whole)}`];
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const [file, dbFile, mode] = process.argv.slice(2);
-  if (!file) {
-    console.log(benchLangChainLargeFile().join('\n'));
-  } else {
-    const db = openDatabase(dbFile);
-    const fd = fs.openSync(file, 'r');
-    const size = fs.fstatSync(fd).size;
-    const c = process.cpuUsage();
-    const t = performance.now();
-    const errors: ImportError[] = [];
-    if (mode === 'whole') importWhole(db, fd, file, size, 'langchain', errors);
-    else importLangChainStreaming(db, fd, file, size, 'langchain', errors);
-    const wallMs = performance.now() - t;
-    const used = process.cpuUsage(c);
-    const steps = (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
-    db.close();
-    const out: ChildImport = { maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: (used.user + used.system) / 1000, wallMs, steps, errors: errors.filter((e) => e.level === 'error').length };
-    console.log(JSON.stringify(out));
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`) console.log(benchLangChainLargeFile().join('\n'));

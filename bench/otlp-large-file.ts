@@ -2,17 +2,11 @@
  * The memory figure of the OTLP import: a generated OTLP/JSON document of
  * ~500 MB (TB_BENCH_OTLP_MB to shrink it) imported in a child process, whose
  * peak RSS (process.resourceUsage().maxRSS) is the figure. One trace, so the
- * whole-run rules see every span: the worst case for memory.
- *
- * Run as a script, this file is the child: `tsx bench/otlp-large-file.ts FILE DB stream|whole`.
+ * whole-run rules see every span: the worst case for memory. The child is
+ * bench/import-in-child.ts.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import type { ImportError } from '../src-shared/model';
-import { openDatabase } from '../src-main/engine/store/open-database';
-import { importWhole } from '../src-main/engine/ingest/import-foreign';
-import { importOtlpStreaming } from '../src-main/engine/ingest/otlp/otlp-stream-import';
+import { measureImportInChild, type ChildImport } from './import-in-child';
 
 const KINDS = ['CHAIN', 'LLM', 'TOOL', 'RETRIEVER'] as const;
 
@@ -76,40 +70,7 @@ export function writeLargeOtlp(file: string, mb: number): number {
   return spans;
 }
 
-export interface ChildImport {
-  maxRssMb: number;
-  cpuMs: number;
-  wallMs: number;
-  steps: number;
-  errors: number;
-}
-
 /** Imports `file` in a fresh process (streaming or whole-document path) and returns its peak RSS and times. */
 export function importInChild(file: string, dbFile: string, mode: 'stream' | 'whole'): ChildImport | { failed: string } {
-  const tsx = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'node_modules', '.bin', 'tsx');
-  const r = spawnSync(tsx, [new URL(import.meta.url).pathname, file, dbFile, mode], { encoding: 'utf8', maxBuffer: 1e7 });
-  const last = r.stdout.trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(last) as ChildImport;
-  } catch {
-    return { failed: (r.stderr || r.stdout || `exit ${r.status} ${r.signal ?? ''}`).trim().split('\n').slice(-3).join(' ') };
-  }
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const [file, dbFile, mode] = process.argv.slice(2);
-  const db = openDatabase(dbFile);
-  const fd = fs.openSync(file, 'r');
-  const size = fs.fstatSync(fd).size;
-  const c = process.cpuUsage();
-  const t = performance.now();
-  const errors: ImportError[] = [];
-  if (mode === 'whole') importWhole(db, fd, file, size, 'otlp', errors);
-  else importOtlpStreaming(db, fd, file, size, 'otlp', errors);
-  const wallMs = performance.now() - t;
-  const used = process.cpuUsage(c);
-  const steps = (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
-  db.close();
-  const out: ChildImport = { maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: (used.user + used.system) / 1000, wallMs, steps, errors: errors.filter((e) => e.level === 'error').length };
-  console.log(JSON.stringify(out));
+  return measureImportInChild(file, dbFile, mode, 'otlp');
 }

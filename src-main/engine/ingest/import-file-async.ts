@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import type { Db } from '../store/open-database';
 import { importNativeAsync, importOpened, openForImport, type ImportFileOptions } from './import-file';
-import { importLangChainAsync, importOtlpAsync } from './import-foreign';
+import { importStreamedAsync } from './import-foreign';
 import type { FileImportResult } from './import-result';
 import type { StreamImportOptions } from './otlp/otlp-stream-import';
 
@@ -22,8 +22,7 @@ export async function importFileAsync(db: Db, filePath: string, opts: ImportFile
   const opened = openForImport(db, filePath);
   if ('result' in opened) return opened.result;
   try {
-    if (opened.format === 'otlp' && opened.size >= STREAM_TURNS_MIN_BYTES) return await importOtlpAsync(db, opened.fd, opened.file, opened.size, opened.newErrors, opts);
-    if (opened.format === 'langchain' && opened.size >= STREAM_TURNS_MIN_BYTES) return await importLangChainAsync(db, opened.fd, opened.file, opened.size, opened.newErrors, opts);
+    if ((opened.format === 'otlp' || opened.format === 'langchain') && opened.size >= STREAM_TURNS_MIN_BYTES) return await importStreamedAsync(db, opened.fd, opened.file, opened.size, opened.format, opened.newErrors, opts);
     if (opened.format === 'native' && opened.size - opened.start.offset >= STREAM_TURNS_MIN_BYTES) return await importNativeAsync(db, opened, opts);
     return importOpened(db, opened, opts);
   } finally {

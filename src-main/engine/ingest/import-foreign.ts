@@ -32,24 +32,15 @@ export function importForeign(db: Db, fd: number, file: string, size: number, fo
   return importWhole(db, fd, file, size, format, newErrors);
 }
 
-/** The same for an OTLP/JSON file, with a turn to the event loop between blocks (the engine's import of big files). */
-export async function importOtlpAsync(db: Db, fd: number, file: string, size: number, newErrors: ImportError[], opts: StreamImportOptions = {}): Promise<FileImportResult> {
+/** The same for an OTLP/JSON or LangChain run-tree file, with a turn to the event loop between blocks (the engine's import of big files). */
+export async function importStreamedAsync(db: Db, fd: number, file: string, size: number, format: 'otlp' | 'langchain', newErrors: ImportError[], opts: StreamImportOptions & RunTreeStreamOptions = {}): Promise<FileImportResult> {
   try {
-    return await importOtlpStreamingAsync(db, fd, file, size, 'otlp', newErrors, opts);
+    if (format === 'otlp') return await importOtlpStreamingAsync(db, fd, file, size, format, newErrors, opts);
+    return await importLangChainStreamingAsync(db, fd, file, size, format, newErrors, opts);
   } catch (err) {
     if (!isUnusualShape(err)) throw err;
   }
-  return importWhole(db, fd, file, size, 'otlp', newErrors);
-}
-
-/** The same for a LangChain run-tree file. */
-export async function importLangChainAsync(db: Db, fd: number, file: string, size: number, newErrors: ImportError[], opts: RunTreeStreamOptions = {}): Promise<FileImportResult> {
-  try {
-    return await importLangChainStreamingAsync(db, fd, file, size, 'langchain', newErrors, opts);
-  } catch (err) {
-    if (!isUnusualShape(err)) throw err;
-  }
-  return importWhole(db, fd, file, size, 'langchain', newErrors);
+  return importWhole(db, fd, file, size, format, newErrors);
 }
 
 /** A document shape the streaming reader does not follow (or a broken one), found before anything is stored: the file is read whole. */

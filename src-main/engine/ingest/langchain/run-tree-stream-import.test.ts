@@ -16,12 +16,12 @@ import type { ImportError } from '../../../../src-shared/model';
 import type { ImportProgress } from '../../../../src-shared/import-progress';
 import { openDatabase, type Db } from '../../store/open-database';
 import { detectFileFormat } from '../foreign-formats';
-import { importFile } from '../import-file';
 import { importForeign, importWhole } from '../import-foreign';
 import { importFileAsync } from '../import-file-async';
 import { importLangChainStreaming, importLangChainStreamingAsync } from './run-tree-stream-import';
 import { UnusualRunTreeShape } from './run-tree-walk';
 import { fuzzCase } from '../../../../test/fuzz/trace-mutations';
+import { expectCancelledImportFinishedLater } from '../../../../test/support/streamed-import';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 let dir: string;
@@ -261,30 +261,7 @@ describe('streaming LangChain import of a big file', () => {
   it('cancelling keeps the committed blocks, says what happened, and a second import finishes the runs', async () => {
     const file = write('big.json', bigExport(4, 3000));
     const db = openDatabase(path.join(dir, 'cancel.db'));
-    const fd = fs.openSync(file, 'r');
-    const size = fs.fstatSync(fd).size;
-    const controller = new AbortController();
-    const seen: ImportProgress[] = [];
-    const errors: ImportError[] = [];
-    await importLangChainStreamingAsync(db, fd, file, size, 'langchain', errors, {
-      signal: controller.signal,
-      onProgress: (p) => {
-        seen.push(p);
-        if (p.phase === 'write' && p.bytesDone > size / 2) controller.abort();
-      },
-    });
-    fs.closeSync(fd);
-    const count = () => (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
-    const partial = count();
-    expect(partial).toBeGreaterThan(0);
-    expect(partial).toBeLessThan(12_000);
-    expect(errors.map((e) => e.message).join('\n')).toMatch(/import cancelled at byte \d+ of \d+ \(\d+ step\(s\) stored\); import the file again/);
-    expect(seen.some((p) => p.phase === 'index')).toBe(true);
-    expect(seen.every((p) => p.bytesTotal === size && p.bytesDone <= size)).toBe(true);
-    // Not marked imported: the next import reads the file again and completes the runs.
-    const again = importFile(db, file, { final: true });
-    expect(again.newErrors.filter((e) => e.level === 'error')).toEqual([]);
-    expect(count()).toBe(12_000);
+    await expectCancelledImportFinishedLater(db, file, 'langchain', importLangChainStreamingAsync, 12_000);
     expect((db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'running'").get() as { n: number }).n).toBe(0);
     db.close();
   });
@@ -295,15 +272,26 @@ describe('streaming LangChain import of a big file', () => {
     expectSameAsWhole(file, [[importLangChainStreaming, 'stream.db'], [few, 'stream-rounds.db']]);
   });
 
-  it('the engine\'s import of a file of several MB streams it with turns and progress through both passes', async () => {
+  it('the engine\'s import of a file of several MB streams it with turns and progress through both passes, with a smaller page cache and checkpoints deferred meanwhile', async () => {
     const file = write('several-mb.json', bigExport(8, 3000));
     expect(fs.statSync(file).size).toBeGreaterThan(4 * 1024 * 1024);
     const db = openDatabase(path.join(dir, 'async.db'));
+    const settings = () => `cache ${db.pragma('cache_size', { simple: true })}, autocheckpoint ${db.pragma('wal_autocheckpoint', { simple: true })}`;
+    const usual = settings();
     const seen: ImportProgress[] = [];
+    const during = new Set<string>();
     let turns = 0;
     const ticker = setInterval(() => turns++, 0);
-    const result = await importFileAsync(db, file, { final: true, onProgress: (p) => seen.push(p) });
+    const result = await importFileAsync(db, file, {
+      final: true,
+      onProgress: (p) => {
+        seen.push(p);
+        during.add(settings());
+      },
+    });
     clearInterval(ticker);
+    expect(during).toEqual(new Set(['cache -16000, autocheckpoint 16384']));
+    expect(settings()).toBe(usual);
     expect(result.newErrors).toEqual([]);
     expect(result.runs).toHaveLength(8);
     expect(new Set(seen.map((p) => p.phase))).toEqual(new Set(['index', 'write']));

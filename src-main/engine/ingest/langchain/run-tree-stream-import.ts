@@ -20,21 +20,16 @@
  * or the file's JSON errors are found before anything is stored, and the
  * caller imports such a file whole (its messages are JSON.parse's).
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ImportProgress } from '../../../../src-shared/import-progress';
 import type { ImportError } from '../../../../src-shared/model';
-import type { TraceRecord } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
-import { createRecordWriter, type RecordWriter } from '../../store/write-records';
-import { insertImportErrors, markRunningIncomplete, saveFileState } from '../../store/import-files';
-import { collisionMessage, createRunIdResolver } from '../../store/run-id-collisions';
-import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
-import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
+import type { FileImportResult } from '../import-result';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
-import { MalformedJson, TruncatedJson } from '../stream/json-byte-reader';
+import { StreamedWrites } from '../stream/streamed-writes';
+import { runStreamedImport, runStreamedImportAsync, type StreamedImportJob, type StreamedImportOptions } from '../stream/run-streamed-import';
+import { MalformedJson, startsWithByteOrderMark, TruncatedJson } from '../stream/json-byte-reader';
 import { StringTable } from '../../text/string-table';
 import { looksLikeLangChainRun, skippedRun, timeMs, toStep, type LcRun } from './langchain-run-tree';
 import { assignTraces, childPath, PATH_DEPTH, rootStep, sortRunSteps, tieOrderOf, topPath, type TopShape } from './run-tree-order';
@@ -42,8 +37,6 @@ import { RankRounds, type RunOrder } from './rank-rounds';
 import { parseMembers, RunTreeWalk, topShape, UnusualRunTreeShape, type Capture } from './run-tree-walk';
 import { isObject } from '../foreign/chat-messages';
 
-/** Records per transaction, as the OTLP import (a few MB of rows; commits stay a small share of the time). */
-const BLOCK_RECORDS = 4096;
 /** Runs handled between two looks at the event loop (async import) and two progress reports. */
 const RUNS_PER_TURN = 2000;
 /**
@@ -55,10 +48,7 @@ const REORDER_BUDGET_BYTES = 32 * 1024 * 1024;
 /** What the scan parses of each run: what places it, and what the whole parser's checks read. */
 const SCAN_MEMBERS: ReadonlySet<string> = new Set(['id', 'run_type', 'name', 'start_time', 'parent_run_id', 'trace_id', 'dotted_order', 'execution_order']);
 
-export interface RunTreeStreamOptions {
-  /** Stops the import between two blocks; the committed blocks stay, and the file is not marked imported. */
-  signal?: AbortSignal;
-  onProgress?: (progress: ImportProgress) => void;
+export interface RunTreeStreamOptions extends StreamedImportOptions {
   /** REORDER_BUDGET_BYTES unless a test forces many rounds. */
   reorderBudgetBytes?: number;
 }
@@ -68,13 +58,6 @@ const SKIPPED = 1;
 const STEP = 2;
 /** Inside an object that is not a run: the whole parser never reads it. */
 const UNREAD = 3;
-
-/**
- * The planner names a step by an OTLP span path (resourceSpans[i]...); steps are added with the run's opening
- * number there and -1 below, and the path is put back in its messages as the whole parser writes it.
- */
-const PLACE_MARK = -1;
-const MARKED_PATH = /resourceSpans\[(\d+)\]\.scopeSpans\[-1\]\.spans\[-1\]/g;
 
 /** What the scan keeps of every object at a run's place, by opening number. */
 class ScanColumns {
@@ -96,7 +79,7 @@ class ScanColumns {
   maxClosed = -1;
 }
 
-class LangChainStreamImport {
+class LangChainStreamImport implements StreamedImportJob {
   private readonly start: number;
   private readonly bom: boolean;
   private readonly shape: TopShape;
@@ -126,30 +109,21 @@ class LangChainStreamImport {
   private plans: ColumnarPlan[] = [];
   /** Problems found before planning, in the whole parser's order. */
   private readonly issues: ForeignIssue[] = [];
-  private writer: RecordWriter;
-  private readonly touched = new Set<string>();
-  private pending: TraceRecord[] = [];
-  private problems: ImportError[] = [];
-  private readonly allProblems: ImportError[] = [];
-  private recordsWritten = 0;
-  private stepsWritten = 0;
+  private readonly file: string;
+  private readonly size: number;
 
   constructor(
-    private readonly db: Db,
+    private readonly writes: StreamedWrites,
     private readonly fd: number,
-    private readonly file: string,
-    private readonly size: number,
-    private readonly format: string,
     opts: RunTreeStreamOptions,
   ) {
-    const head = Buffer.alloc(3);
-    const n = fs.readSync(fd, head, 0, 3, 0);
-    this.bom = n === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
+    this.file = writes.file;
+    this.size = writes.size;
+    this.bom = startsWithByteOrderMark(fd);
     this.start = this.bom ? 3 : 0;
     this.budget = opts.reorderBudgetBytes ?? REORDER_BUDGET_BYTES;
     this.shape = guarded(() => topShape(fd, this.start));
     this.walk = new RunTreeWalk(fd, this.start, this.shape, () => SCAN_MEMBERS, true);
-    this.writer = createRecordWriter(db);
   }
 
   progress(): ImportProgress {
@@ -284,7 +258,9 @@ class LangChainStreamImport {
     }
     this.order = { handedOut: Int32Array.from(s.handedOut), trace, rank, bytes: Float64Array.from(s.bytes), traceSizes: members.map((m) => m.length) };
     this.scan = null;
-    this.columns = this.traceIds.map(() => new TraceColumns({}, this.names));
+    // A step's place is its opening number; the planner's messages name it as the whole parser does.
+    const placeName = (_line: number, n: number) => this.pathOf(n);
+    this.columns = this.traceIds.map(() => new TraceColumns({}, this.names, placeName));
     this.phase = 'index';
     this.startRounds(true);
   }
@@ -329,7 +305,7 @@ class LangChainStreamImport {
       rounds.offer(got.n, got.step, (step, n) => {
         const t = this.order!.trace[n];
         const columns = this.columns[t]!;
-        columns.add(step, step.id, [n, PLACE_MARK, PLACE_MARK], false);
+        columns.add(step, step.id, [n, 0, 0], false);
         if (n === this.roots[t]) this.pipelines[t] = step.name;
         if (columns.count === this.order!.traceSizes[t]) this.planTrace(t);
       });
@@ -345,25 +321,18 @@ class LangChainStreamImport {
     const found: ForeignIssue[] = [];
     this.plans[t] = this.columns[t]!.plan(run, found);
     this.columns[t] = null;
-    this.planIssues[t] = found.map((issue) => ({ ...issue, message: issue.message.replace(MARKED_PATH, (_, n: string) => this.pathOf(Number(n))) }));
+    this.planIssues[t] = found;
   }
 
   /** Every trace planned: the problems in the whole parser's order, the run ids as stored, and each run's first records. */
   private planRuns(): void {
-    const ids = createRunIdResolver(this.db, this.file);
     for (let t = 0; t < this.plans.length; t++) {
-      const plan = this.plans[t];
       for (const issue of this.planIssues[t]) this.issues.push(issue);
-      const run = plan.run;
-      const resolved = ids.resolve(run.runId);
-      if (resolved.renamedFrom) this.problems.push({ file: this.file, line: 1, level: 'warning', message: collisionMessage(run.runId, resolved.runId, resolved.renamedFrom.owner) });
-      run.runId = resolved.runId;
-      this.pending.push(plan.runStart(undefined));
-      plan.syntheticRecords(this.pending);
+      this.writes.startRun(this.plans[t]);
     }
     this.planIssues = [];
     if (this.bom) this.issues.push({ line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
-    for (const issue of this.issues) this.problems.push({ file: this.file, ...issue });
+    this.writes.report(this.issues);
     this.phase = 'write';
     this.startRounds(true);
   }
@@ -380,101 +349,31 @@ class LangChainStreamImport {
         }
         if (!got.step || got.step.id !== this.stepId[got.n]) throw new UnusualRunTreeShape('a run is not what the first passes read');
         rounds.offer(got.n, got.step, (step, n) => {
-          this.plans[this.order!.trace[n]].nextSpan(step, this.pending);
-          this.stepsWritten += 1;
-          if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+          this.plans[this.order!.trace[n]].nextSpan(step, this.writes.pending);
+          this.writes.stepAdded();
         });
       }
     } catch (err) {
       if (!isReadFailure(err)) throw err;
       // Blocks are committed already: stop as a cancel does, and say why.
-      this.problems.push({ file: this.file, line: 0, level: 'error', message: `the file changed while it was imported (${(err as Error).message}); ${this.stepsWritten} step(s) stored; import it again` });
-      this.commit(false);
+      this.writes.report([{ line: 0, level: 'error', message: `the file changed while it was imported (${(err as Error).message}); ${this.writes.stepsWritten} step(s) stored; import it again` }]);
+      this.writes.commit(false);
       this.phase = 'done';
     }
   }
 
   private finishRuns(): void {
-    for (const plan of this.plans) {
-      const end = plan.runEnd();
-      if (end) this.pending.push(end);
-    }
-    this.commit(true);
+    this.writes.endRuns(this.plans);
     this.phase = 'done';
   }
 
-  // Blocks (as otlp-stream-import.ts commits them) ----------------------------------------------------------
-
-  private where(r: TraceRecord): string {
-    return 'step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`;
-  }
-
-  /** One transaction: the pending records (record by record if the block cannot be stored whole), their problems, and at the end the file's state. */
-  private commit(last: boolean): void {
-    const { db, file } = this;
-    const records = this.pending;
-    this.pending = [];
-    const problems = this.problems;
-    this.problems = [];
-    for (const r of records) {
-      const fixed = makeTextWellFormed(r);
-      if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
-    }
-    const apply = (w: RecordWriter, batch: TraceRecord[]) =>
-      w.applyBatch(batch, file).forEach((fields, i) => {
-        for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${this.where(batch[i])}: ${truncationMessage(f)}` });
-      });
-    db.transaction(() => {
-      const before = problems.length;
-      try {
-        db.transaction(() => apply(this.writer, records))();
-      } catch (err) {
-        if (isDatabaseFault(err)) throw err;
-        problems.length = before;
-        for (const id of this.writer.touchedRuns()) this.touched.add(id);
-        this.writer = createRecordWriter(db);
-        for (const r of records) {
-          try {
-            db.transaction(() => apply(this.writer, [r]))();
-          } catch (e) {
-            if (isDatabaseFault(e)) throw e;
-            problems.push({ file, line: 1, level: 'error', message: `${this.where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
-          }
-        }
-      }
-      insertImportErrors(db, problems);
-      if (last) {
-        for (const id of this.writer.touchedRuns()) this.touched.add(id);
-        markRunningIncomplete(db, this.touched);
-        saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
-      }
-    })();
-    for (const id of this.writer.touchedRuns()) this.touched.add(id);
-    this.recordsWritten += records.length;
-    for (const p of problems) this.allProblems.push(p);
-  }
-
-  /** Stops between blocks: commits what was mapped, and says what is missing. */
   cancel(): void {
-    this.problems.push({
-      file: this.file,
-      line: 0,
-      level: 'warning',
-      message: `import cancelled at byte ${this.progress().bytesDone} of ${this.size} (${this.phase === 'write' ? `${this.stepsWritten} step(s) stored` : 'while reading the runs, before any was stored'}); import the file again to finish it`,
-    });
-    if (this.phase === 'write') this.commit(false);
-    else {
-      const problems = this.problems;
-      this.problems = [];
-      this.db.transaction(() => insertImportErrors(this.db, problems))();
-      for (const p of problems) this.allProblems.push(p);
-    }
+    this.writes.cancel(this.progress().bytesDone, this.phase === 'write', 'runs');
     this.phase = 'done';
   }
 
   result(newErrors: ImportError[]): FileImportResult {
-    for (const p of this.allProblems) newErrors.push(p);
-    return finish(this.db, this.file, [...this.touched], newErrors, this.recordsWritten);
+    return this.writes.result(newErrors);
   }
 }
 
@@ -495,27 +394,10 @@ function guarded<T>(read: () => T): T {
 
 /** The import, start to end, on this thread. Throws UnusualRunTreeShape, before storing anything, for a file to import whole. */
 export function importLangChainStreaming(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: RunTreeStreamOptions = {}): FileImportResult {
-  const job = new LangChainStreamImport(db, fd, file, size, format, opts);
-  while (job.step()) {
-    opts.onProgress?.(job.progress());
-    if (opts.signal?.aborted) {
-      job.cancel();
-      break;
-    }
-  }
-  return job.result(newErrors);
+  return runStreamedImport(db, new LangChainStreamImport(new StreamedWrites(db, file, size, format), fd, opts), newErrors, opts);
 }
 
 /** The same import, giving the event loop a turn between blocks: other calls are answered, progress reported, and `signal` can stop it. */
 export async function importLangChainStreamingAsync(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: RunTreeStreamOptions = {}): Promise<FileImportResult> {
-  const job = new LangChainStreamImport(db, fd, file, size, format, opts);
-  while (job.step()) {
-    opts.onProgress?.(job.progress());
-    await nextTurn();
-    if (opts.signal?.aborted) {
-      job.cancel();
-      break;
-    }
-  }
-  return job.result(newErrors);
+  return runStreamedImportAsync(db, new LangChainStreamImport(new StreamedWrites(db, file, size, format), fd, opts), newErrors, opts);
 }

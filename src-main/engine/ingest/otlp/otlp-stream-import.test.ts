@@ -20,7 +20,7 @@ import { exportOtlp } from '../foreign/index';
 import { foldRecords } from '../native/fold-records';
 import { syntheticRunRecords } from '../../../../test/support/synthetic-trace';
 import { importOtlpStreaming, importOtlpStreamingAsync } from './otlp-stream-import';
-import type { ImportProgress } from '../../../../src-shared/import-progress';
+import { expectCancelledImportFinishedLater } from '../../../../test/support/streamed-import';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 let dir: string;
@@ -296,30 +296,7 @@ describe('what only the streaming import does', () => {
     const detail = foldRecords(syntheticRunRecords({ runId: 'big', steps: 12_000 }))[0];
     const file = write('big.json', JSON.stringify(exportOtlp(detail)));
     const db = openDatabase(path.join(dir, 'cancel.db'));
-    const fd = fs.openSync(file, 'r');
-    const size = fs.fstatSync(fd).size;
-    const controller = new AbortController();
-    const seen: ImportProgress[] = [];
-    const errors: ImportError[] = [];
-    await importOtlpStreamingAsync(db, fd, file, size, 'otlp', errors, {
-      signal: controller.signal,
-      onProgress: (p) => {
-        seen.push(p);
-        if (p.phase === 'write' && p.bytesDone > size / 2) controller.abort();
-      },
-    });
-    fs.closeSync(fd);
-    const count = () => (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
-    const partial = count();
-    expect(partial).toBeGreaterThan(0);
-    expect(partial).toBeLessThan(12_000);
-    expect(errors.map((e) => e.message).join('\n')).toMatch(/import cancelled at byte \d+ of \d+ \(\d+ step\(s\) stored\); import the file again/);
-    expect(seen.some((p) => p.phase === 'index')).toBe(true);
-    expect(seen.every((p) => p.bytesTotal === size && p.bytesDone <= size)).toBe(true);
-    // Not marked imported: the next import reads the file again and completes the run.
-    const again = importFile(db, file, { final: true });
-    expect(again.newErrors.filter((e) => e.level === 'error')).toEqual([]);
-    expect(count()).toBe(12_000);
+    await expectCancelledImportFinishedLater(db, file, 'otlp', importOtlpStreamingAsync, 12_000);
     expect((db.prepare("SELECT status FROM runs WHERE run_id = 'big'").get() as { status: string }).status).not.toBe('running');
     db.close();
   });

@@ -25,24 +25,18 @@
 import type { ImportProgress } from '../../../../src-shared/import-progress';
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ImportError } from '../../../../src-shared/model';
-import type { TraceRecord } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
-import { createRecordWriter, type RecordWriter } from '../../store/write-records';
-import { beginStreamedImport } from '../../store/bulk-write';
-import { insertImportErrors, markRunningIncomplete, saveFileState } from '../../store/import-files';
-import { collisionMessage, createRunIdResolver } from '../../store/run-id-collisions';
-import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
-import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
+import type { FileImportResult } from '../import-result';
 import type { ForeignIssue, ForeignStep } from '../foreign/foreign-run';
 import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
+import { startsWithByteOrderMark } from '../stream/json-byte-reader';
+import { StreamedWrites } from '../stream/streamed-writes';
+import { runStreamedImport, runStreamedImportAsync, type StreamedImportJob, type StreamedImportOptions } from '../stream/run-streamed-import';
 import { StringTable } from '../../text/string-table';
 import { spanStep, traceRun } from './otlp-import';
 import { isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream';
 
-/** Records per transaction: ~2,000 spans, a few MB of rows; commits stay a small share of the time. */
-const BLOCK_RECORDS = 4096;
 /** Spans handled between two looks at the event loop (async import) and two progress reports. */
 const SPANS_PER_TURN = 2000;
 /**
@@ -55,10 +49,7 @@ const SPANS_PER_TURN = 2000;
  */
 const ONE_PASS_MAX_BYTES = 48 * 1024 * 1024;
 
-export interface StreamImportOptions {
-  /** Stops the import between two blocks; the committed blocks stay, and the file is not marked imported. */
-  signal?: AbortSignal;
-  onProgress?: (progress: ImportProgress) => void;
+export interface StreamImportOptions extends StreamedImportOptions {
   /** Largest file read once (its mapped steps kept for the write); ONE_PASS_MAX_BYTES unless a test forces either path. */
   onePassMaxBytes?: number;
 }
@@ -74,7 +65,7 @@ interface KeptSteps {
   next: number;
 }
 
-class OtlpStreamImport {
+class OtlpStreamImport implements StreamedImportJob {
   private readonly issues: ForeignIssue[] = [];
   private readonly late: LateFields = { resources: new Map(), scopes: new Map() };
   private readonly traces = new Map<string, TraceColumns>();
@@ -85,34 +76,23 @@ class OtlpStreamImport {
   private readonly jsonLines: boolean;
   private phase: 'index' | 'write' | 'done' = 'index';
   private stream: OtlpSpanStream;
-  private writer: RecordWriter;
   /** Set while the file is read once; null when the write reads the file again. */
   private kept: KeptSteps | null;
-  private readonly touched = new Set<string>();
-  private pending: TraceRecord[] = [];
-  /** Problems waiting for the next commit. */
-  private problems: ImportError[] = [];
-  private readonly allProblems: ImportError[] = [];
-  private recordsWritten = 0;
-  private stepsWritten = 0;
+
+  private readonly size: number;
 
   constructor(
-    private readonly db: Db,
+    private readonly writes: StreamedWrites,
     private readonly fd: number,
-    private readonly file: string,
-    private readonly size: number,
-    private readonly format: string,
     onePassMaxBytes: number,
   ) {
-    const head = Buffer.alloc(3);
-    const n = fs.readSync(fd, head, 0, 3, 0);
-    const bom = n === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
+    this.size = writes.size;
+    const bom = startsWithByteOrderMark(fd);
     this.start = bom ? 3 : 0;
     if (bom) this.issues.push({ line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
     this.jsonLines = isJsonLines(fd, this.start);
     this.stream = new OtlpSpanStream(fd, this.start, this.jsonLines, this.issues, this.late, true);
-    this.writer = createRecordWriter(db);
-    this.kept = size <= onePassMaxBytes ? { steps: [], traceIds: [], ends: [], next: 0 } : null;
+    this.kept = this.size <= onePassMaxBytes ? { steps: [], traceIds: [], ends: [], next: 0 } : null;
   }
 
   /** Bytes of the file the current pass has got through. */
@@ -124,7 +104,7 @@ class OtlpStreamImport {
   }
 
   progress(): ImportProgress {
-    return { file: this.file, phase: this.phase === 'index' ? 'index' : 'write', bytesDone: this.bytesDone(), bytesTotal: this.size };
+    return { file: this.writes.file, phase: this.phase === 'index' ? 'index' : 'write', bytesDone: this.bytesDone(), bytesTotal: this.size };
   }
 
   /** One turn of work; false when the import is complete. */
@@ -161,7 +141,6 @@ class OtlpStreamImport {
     if (reader.invalidUtf8) {
       this.issues.push({ line: 1, level: 'warning', message: `invalid UTF-8: ${countReplacements(this.fd, this.size)} character(s) replaced by U+FFFD` });
     }
-    const ids = createRunIdResolver(this.db, this.file);
     const traceCount = this.traces.size;
     for (const [traceId, trace] of this.traces) {
       // traceRun reads only the run's root candidate of the steps (for the pipeline's name).
@@ -169,25 +148,17 @@ class OtlpStreamImport {
       run.steps = [];
       const plan = trace.plan(run, this.issues);
       // Problems of the plan name the run id of the file; the stored run may be renamed.
-      const resolved = ids.resolve(run.runId);
-      if (resolved.renamedFrom) this.problems.push({ file: this.file, line: 1, level: 'warning', message: collisionMessage(run.runId, resolved.runId, resolved.renamedFrom.owner) });
-      run.runId = resolved.runId;
+      this.writes.startRun(plan);
       this.runs.set(traceId, plan);
-      this.push(plan.runStart(undefined));
-      plan.syntheticRecords(this.pending);
       // Let go of this trace's first-pass columns before the next is planned (deleting the current entry is safe while iterating).
       this.traces.delete(traceId);
     }
-    for (const issue of this.issues) this.problems.push({ file: this.file, ...issue });
+    this.writes.report(this.issues);
     this.phase = 'write';
     // A scope written after its spans was not known when they were mapped (their steps name no scope): read them again.
     if (this.late.scopes.size > 0) this.kept = null;
     // The second pass reports nothing new: the first one said it all.
     if (!this.kept) this.stream = new OtlpSpanStream(this.fd, this.start, this.jsonLines, [], this.late, false);
-  }
-
-  private push(record: TraceRecord): void {
-    this.pending.push(record);
   }
 
   private writeSpans(): void {
@@ -200,9 +171,8 @@ class OtlpStreamImport {
       const found = spanStep(item, discard);
       if (!found) continue;
       const plan = this.runs.get(found.traceId);
-      if (!plan?.nextSpan(found.step, this.pending)) continue;
-      this.stepsWritten += 1;
-      if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+      if (!plan?.nextSpan(found.step, this.writes.pending)) continue;
+      this.writes.stepAdded();
     }
   }
 
@@ -213,9 +183,8 @@ class OtlpStreamImport {
       const at = kept.next++;
       const step = kept.steps[at]!;
       kept.steps[at] = undefined;
-      if (!this.runs.get(kept.traceIds[at])?.nextSpan(step, this.pending)) continue;
-      this.stepsWritten += 1;
-      if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+      if (!this.runs.get(kept.traceIds[at])?.nextSpan(step, this.writes.pending)) continue;
+      this.writes.stepAdded();
     }
     if (kept.next === kept.steps.length) {
       this.kept = null;
@@ -224,87 +193,17 @@ class OtlpStreamImport {
   }
 
   private finishRuns(): void {
-    for (const plan of this.runs.values()) {
-      const end = plan.runEnd();
-      if (end) this.push(end);
-    }
-    this.commit(true);
+    this.writes.endRuns(this.runs.values());
     this.phase = 'done';
   }
 
-  private where(r: TraceRecord): string {
-    return 'step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`;
-  }
-
-  /** One transaction: the pending records (record by record if the block cannot be stored whole), their problems, and at the end the file's state. */
-  private commit(last: boolean): void {
-    const { db, file } = this;
-    const records = this.pending;
-    this.pending = [];
-    const problems = this.problems;
-    this.problems = [];
-    for (const r of records) {
-      const fixed = makeTextWellFormed(r);
-      if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
-    }
-    const apply = (w: RecordWriter, batch: TraceRecord[]) =>
-      w.applyBatch(batch, file).forEach((fields, i) => {
-        for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${this.where(batch[i])}: ${truncationMessage(f)}` });
-      });
-    db.transaction(() => {
-      const before = problems.length;
-      try {
-        db.transaction(() => apply(this.writer, records))();
-      } catch (err) {
-        // As for native blocks: store what can be stored, record by record, and name what could not.
-        if (isDatabaseFault(err)) throw err;
-        problems.length = before;
-        for (const id of this.writer.touchedRuns()) this.touched.add(id);
-        this.writer = createRecordWriter(db);
-        for (const r of records) {
-          try {
-            db.transaction(() => apply(this.writer, [r]))();
-          } catch (e) {
-            if (isDatabaseFault(e)) throw e;
-            problems.push({ file, line: 1, level: 'error', message: `${this.where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
-          }
-        }
-      }
-      insertImportErrors(db, problems);
-      if (last) {
-        for (const id of this.writer.touchedRuns()) this.touched.add(id);
-        markRunningIncomplete(db, this.touched);
-        saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
-      }
-    })();
-    for (const id of this.writer.touchedRuns()) this.touched.add(id);
-    this.recordsWritten += records.length;
-    for (const p of problems) this.allProblems.push(p);
-  }
-
-  /** Stops between blocks: commits what was mapped, and says what is missing. */
   cancel(): void {
-    const stored = this.stepsWritten;
-    this.problems.push({
-      file: this.file,
-      line: 0,
-      level: 'warning',
-      message: `import cancelled at byte ${this.bytesDone()} of ${this.size} (${this.phase === 'index' ? 'while reading the spans, before any was stored' : `${stored} step(s) stored`}); import the file again to finish it`,
-    });
-    if (this.phase === 'write') {
-      this.commit(false);
-    } else {
-      const problems = this.problems;
-      this.problems = [];
-      this.db.transaction(() => insertImportErrors(this.db, problems))();
-      for (const p of problems) this.allProblems.push(p);
-    }
+    this.writes.cancel(this.bytesDone(), this.phase === 'write', 'spans');
     this.phase = 'done';
   }
 
   result(newErrors: ImportError[]): FileImportResult {
-    for (const p of this.allProblems) newErrors.push(p);
-    return finish(this.db, this.file, [...this.touched], newErrors, this.recordsWritten);
+    return this.writes.result(newErrors);
   }
 }
 
@@ -328,37 +227,10 @@ function countReplacements(fd: number, size: number): number {
 
 /** The import, start to end, on this thread. */
 export function importOtlpStreaming(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): FileImportResult {
-  const job = new OtlpStreamImport(db, fd, file, size, format, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES);
-  const restoreSettings = beginStreamedImport(db);
-  try {
-    while (job.step()) {
-      opts.onProgress?.(job.progress());
-      if (opts.signal?.aborted) {
-        job.cancel();
-        break;
-      }
-    }
-  } finally {
-    restoreSettings();
-  }
-  return job.result(newErrors);
+  return runStreamedImport(db, new OtlpStreamImport(new StreamedWrites(db, file, size, format), fd, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES), newErrors, opts);
 }
 
 /** The same import, giving the event loop a turn between blocks: other calls are answered, progress reported, and `signal` can stop it. */
 export async function importOtlpStreamingAsync(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): Promise<FileImportResult> {
-  const job = new OtlpStreamImport(db, fd, file, size, format, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES);
-  const restoreSettings = beginStreamedImport(db);
-  try {
-    while (job.step()) {
-      opts.onProgress?.(job.progress());
-      await nextTurn();
-      if (opts.signal?.aborted) {
-        job.cancel();
-        break;
-      }
-    }
-  } finally {
-    restoreSettings();
-  }
-  return job.result(newErrors);
+  return runStreamedImportAsync(db, new OtlpStreamImport(new StreamedWrites(db, file, size, format), fd, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES), newErrors, opts);
 }

@@ -82,7 +82,13 @@ const f64 = () => new Column((n) => new Float64Array(n));
 const i32 = () => new Column((n) => new Int32Array(n));
 const u8 = () => new Column((n) => new Uint8Array(n));
 
-/** Where a span is: its path is rebuilt from indices for messages only. */
+/**
+ * Names a step's place in the file for messages, from the three numbers `TraceColumns.add` was given and, for a
+ * JSON Lines file, the line. Only messages read it, so a place is kept as numbers until one is needed.
+ */
+export type PlaceName = (requestLine: number, i: number, j: number, k: number) => string;
+
+/** Where an OTLP span is: its path rebuilt from indices. */
 function spanPath(requestLine: number, i: number, j: number, k: number): string {
   return `${requestLine ? `line ${requestLine}: ` : ''}resourceSpans[${i}].scopeSpans[${j}].spans[${k}]`;
 }
@@ -321,12 +327,14 @@ export class TraceColumns {
   /** Per slot, the slot of its recorded parent (through spanToStep), NO_PARENT or MISSING_PARENT; made once for planning. */
   private parentSlots: Int32Array | undefined;
 
+  /** `placeName`: how messages name a step's place (an OTLP span path unless the file is another format). */
   constructor(
     readonly resource: Record<string, Json>,
     private readonly names: StringTable,
+    private readonly placeName: PlaceName = spanPath,
   ) {}
 
-  /** `inLines`: the span came from a JSON Lines file (its path names the line). */
+  /** `at`: the step's place, as `placeName` reads it; `inLines`: the span came from a JSON Lines file (its path names the line). */
   add(step: ForeignStep, spanId: string, at: [number, number, number], inLines: boolean): void {
     const s = this.count++;
     if (spanId !== step.id) this.spanToStep.set(spanId, step.id);
@@ -425,7 +433,7 @@ export class TraceColumns {
 
   private path(s: number): string {
     const { flags, line, at } = this.joined!;
-    return spanPath(flags[s] & IN_LINES ? line[s] : 0, at[0][s], at[1][s], at[2][s]);
+    return this.placeName(flags[s] & IN_LINES ? line[s] : 0, at[0][s], at[1][s], at[2][s]);
   }
 
   /** A synthetic root per missing parent, in the order the orphans come (planRun's syntheticRoot), each reported. */

@@ -268,3 +268,10 @@ export class JsonByteReader {
     return this.peek() === -1;
   }
 }
+
+/** Whether the file starts with a UTF-8 byte-order mark (3 bytes, which the whole parser drops with a warning). */
+export function startsWithByteOrderMark(fd: number): boolean {
+  const head = Buffer.alloc(3);
+  const n = fs.readSync(fd, head, 0, 3, 0);
+  return n === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
+}

@@ -1,0 +1,59 @@
+/**
+ * The memory figure of an import: a file imported in a fresh process, streamed
+ * or whole-document, whose peak RSS (process.resourceUsage().maxRSS) is the
+ * figure, with its CPU and wall times. bench/otlp-large-file.ts and
+ * bench/langchain-large-file.ts measure with it.
+ *
+ * Run as a script, this file is the child: `tsx bench/import-in-child.ts FILE DB stream|whole otlp|langchain`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import type { ImportError } from '../src-shared/model';
+import { openDatabase } from '../src-main/engine/store/open-database';
+import { importWhole } from '../src-main/engine/ingest/import-foreign';
+import { importOtlpStreaming } from '../src-main/engine/ingest/otlp/otlp-stream-import';
+import { importLangChainStreaming } from '../src-main/engine/ingest/langchain/run-tree-stream-import';
+
+export interface ChildImport {
+  maxRssMb: number;
+  cpuMs: number;
+  wallMs: number;
+  steps: number;
+  errors: number;
+}
+
+type StreamedFormat = 'otlp' | 'langchain';
+
+/** The streamed import of each format, called directly: a file it gives up on fails the bench rather than falling back. */
+const STREAMED = { otlp: importOtlpStreaming, langchain: importLangChainStreaming } as const;
+
+/** Imports `file` of `format` in a fresh process (streamed or whole-document) and returns its peak RSS and times. */
+export function measureImportInChild(file: string, dbFile: string, mode: 'stream' | 'whole', format: StreamedFormat): ChildImport | { failed: string } {
+  const tsx = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'node_modules', '.bin', 'tsx');
+  const r = spawnSync(tsx, [new URL(import.meta.url).pathname, file, dbFile, mode, format], { encoding: 'utf8', maxBuffer: 1e7 });
+  const last = r.stdout.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(last) as ChildImport;
+  } catch {
+    return { failed: (r.stderr || r.stdout || `exit ${r.status} ${r.signal ?? ''}`).trim().split('\n').slice(-3).join(' ') };
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [file, dbFile, mode, format] = process.argv.slice(2) as [string, string, 'stream' | 'whole', StreamedFormat];
+  const db = openDatabase(dbFile);
+  const fd = fs.openSync(file, 'r');
+  const size = fs.fstatSync(fd).size;
+  const c = process.cpuUsage();
+  const t = performance.now();
+  const errors: ImportError[] = [];
+  if (mode === 'whole') importWhole(db, fd, file, size, format, errors);
+  else STREAMED[format](db, fd, file, size, format, errors);
+  const wallMs = performance.now() - t;
+  const used = process.cpuUsage(c);
+  const steps = (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
+  db.close();
+  const out: ChildImport = { maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: (used.user + used.system) / 1000, wallMs, steps, errors: errors.filter((e) => e.level === 'error').length };
+  console.log(JSON.stringify(out));
+}

@@ -1,0 +1,154 @@
+/**
+ * What a streamed foreign import (OTLP/JSON, LangChain run trees) stores, a
+ * block at a time: the records and problems waiting for the next commit, and
+ * the commit itself. Each block is one transaction; a block that cannot be
+ * stored whole is stored record by record (as native blocks are) and what
+ * could not be stored is named. The last block also marks the file imported;
+ * a cancelled import stores what was mapped and leaves the file to be
+ * imported again.
+ */
+import type { ImportError } from '../../../../src-shared/model';
+import type { TraceRecord } from '../../../../src-shared/trace-format';
+import type { Db } from '../../store/open-database';
+import { createRecordWriter, type RecordWriter } from '../../store/write-records';
+import { insertImportErrors, markRunningIncomplete, saveFileState } from '../../store/import-files';
+import { collisionMessage, createRunIdResolver, type RunIdResolver } from '../../store/run-id-collisions';
+import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
+import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
+import type { ForeignIssue } from '../foreign/foreign-run';
+import type { ColumnarPlan } from './columnar-run-plan';
+
+/** Records per transaction: ~2,000 OTLP spans, a few MB of rows; commits stay a small share of the time. */
+const BLOCK_RECORDS = 4096;
+
+export class StreamedWrites {
+  /** Records waiting for the next commit (a new array after each: read it afresh, never keep it). */
+  pending: TraceRecord[] = [];
+  /** Problems waiting for the next commit. */
+  problems: ImportError[] = [];
+  /** Steps whose records were made (for the messages of a stopped import). */
+  stepsWritten = 0;
+  private readonly allProblems: ImportError[] = [];
+  private writer: RecordWriter;
+  private readonly touched = new Set<string>();
+  private recordsWritten = 0;
+  /** Made when the first run is planned. */
+  private runIds: RunIdResolver | null = null;
+
+  constructor(
+    readonly db: Db,
+    readonly file: string,
+    readonly size: number,
+    private readonly format: string,
+  ) {
+    this.writer = createRecordWriter(db);
+  }
+
+  /** Problems of the file, stored with the next block. */
+  report(issues: ForeignIssue[]): void {
+    for (const issue of issues) this.problems.push({ file: this.file, ...issue });
+  }
+
+  /** A planned run's id as stored (renamed, and said so, when another file owns it) and its first records. */
+  startRun(plan: ColumnarPlan): void {
+    const run = plan.run;
+    this.runIds ??= createRunIdResolver(this.db, this.file);
+    const resolved = this.runIds.resolve(run.runId);
+    if (resolved.renamedFrom) this.problems.push({ file: this.file, line: 1, level: 'warning', message: collisionMessage(run.runId, resolved.runId, resolved.renamedFrom.owner) });
+    run.runId = resolved.runId;
+    this.pending.push(plan.runStart(undefined));
+    plan.syntheticRecords(this.pending);
+  }
+
+  /** A step's records are pending: counted, and a full block committed. */
+  stepAdded(): void {
+    this.stepsWritten += 1;
+    if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+  }
+
+  /** Every step written: each complete run's end, and the last block, which marks the file imported. */
+  endRuns(plans: Iterable<ColumnarPlan>): void {
+    for (const plan of plans) {
+      const end = plan.runEnd();
+      if (end) this.pending.push(end);
+    }
+    this.commit(true);
+  }
+
+  /** One transaction: the pending records (record by record if the block cannot be stored whole), their problems, and at the end the file's state. */
+  commit(last: boolean): void {
+    const { db, file } = this;
+    const records = this.pending;
+    this.pending = [];
+    const problems = this.problems;
+    this.problems = [];
+    for (const r of records) {
+      const fixed = makeTextWellFormed(r);
+      if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
+    }
+    const apply = (w: RecordWriter, batch: TraceRecord[]) =>
+      w.applyBatch(batch, file).forEach((fields, i) => {
+        for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${where(batch[i])}: ${truncationMessage(f)}` });
+      });
+    db.transaction(() => {
+      const before = problems.length;
+      try {
+        db.transaction(() => apply(this.writer, records))();
+      } catch (err) {
+        // As for native blocks: store what can be stored, record by record, and name what could not.
+        if (isDatabaseFault(err)) throw err;
+        problems.length = before;
+        for (const id of this.writer.touchedRuns()) this.touched.add(id);
+        this.writer = createRecordWriter(db);
+        for (const r of records) {
+          try {
+            db.transaction(() => apply(this.writer, [r]))();
+          } catch (e) {
+            if (isDatabaseFault(e)) throw e;
+            problems.push({ file, line: 1, level: 'error', message: `${where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
+          }
+        }
+      }
+      insertImportErrors(db, problems);
+      if (last) {
+        for (const id of this.writer.touchedRuns()) this.touched.add(id);
+        markRunningIncomplete(db, this.touched);
+        saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
+      }
+    })();
+    for (const id of this.writer.touchedRuns()) this.touched.add(id);
+    this.recordsWritten += records.length;
+    for (const p of problems) this.allProblems.push(p);
+  }
+
+  /**
+   * Stops between blocks and says what is missing: while writing, what was mapped is committed; before, only
+   * the problems are stored. `reading` names what the first passes read ("spans", "runs").
+   */
+  cancel(bytesDone: number, writing: boolean, reading: string): void {
+    this.problems.push({
+      file: this.file,
+      line: 0,
+      level: 'warning',
+      message: `import cancelled at byte ${bytesDone} of ${this.size} (${writing ? `${this.stepsWritten} step(s) stored` : `while reading the ${reading}, before any was stored`}); import the file again to finish it`,
+    });
+    if (writing) {
+      this.commit(false);
+    } else {
+      const problems = this.problems;
+      this.problems = [];
+      this.db.transaction(() => insertImportErrors(this.db, problems))();
+      for (const p of problems) this.allProblems.push(p);
+    }
+  }
+
+  result(newErrors: ImportError[]): FileImportResult {
+    for (const p of this.allProblems) newErrors.push(p);
+    return finish(this.db, this.file, [...this.touched], newErrors, this.recordsWritten);
+  }
+}
+
+/** A record's run and step, for its problems. */
+function where(r: TraceRecord): string {
+  return 'step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`;
+}
