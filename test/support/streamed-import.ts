@@ -20,14 +20,17 @@ export async function expectCancelledImportFinishedLater(db: Db, file: string, f
   const controller = new AbortController();
   const seen: ImportProgress[] = [];
   const errors: ImportError[] = [];
-  await importAsync(db, fd, file, size, format, errors, {
-    signal: controller.signal,
-    onProgress: (p) => {
-      seen.push(p);
-      if (p.phase === 'write' && p.bytesDone > size / 2) controller.abort();
-    },
-  });
-  fs.closeSync(fd);
+  try {
+    await importAsync(db, fd, file, size, format, errors, {
+      signal: controller.signal,
+      onProgress: (p) => {
+        seen.push(p);
+        if (p.phase === 'write' && p.bytesDone > size / 2) controller.abort();
+      },
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
   const count = () => (db.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n;
   const partial = count();
   expect(partial).toBeGreaterThan(0);

@@ -127,9 +127,14 @@ export function importOpened(db: Db, f: OpenedFile, opts: ImportFileOptions = {}
 
 function importNative(db: Db, fd: number, file: string, size: number, start: FileState, opts: ImportFileOptions, newErrors: ImportError[]): FileImportResult {
   const blocks = importNativeBlocks(db, fd, file, size, start, opts, newErrors);
-  for (;;) {
-    const step = blocks.next();
-    if (step.done) return step.value;
+  try {
+    for (;;) {
+      const step = blocks.next();
+      if (step.done) return step.value;
+    }
+  } finally {
+    // A caller's hook that throws leaves the generator suspended: close it, so its settings are put back.
+    blocks.return(undefined as never);
   }
 }
 
@@ -141,11 +146,15 @@ function importNative(db: Db, fd: number, file: string, size: number, start: Fil
  */
 export async function importNativeAsync(db: Db, f: OpenedFile, opts: ImportFileOptions & StreamImportOptions = {}): Promise<FileImportResult> {
   const blocks = importNativeBlocks(db, f.fd, f.file, f.size, f.start, opts, f.newErrors);
-  for (;;) {
-    const step = blocks.next();
-    if (step.done) return step.value;
-    opts.onProgress?.({ file: f.file, phase: 'write', bytesDone: step.value, bytesTotal: f.size });
-    await nextTurn();
+  try {
+    for (;;) {
+      const step = blocks.next();
+      if (step.done) return step.value;
+      opts.onProgress?.({ file: f.file, phase: 'write', bytesDone: step.value, bytesTotal: f.size });
+      await nextTurn();
+    }
+  } finally {
+    blocks.return(undefined as never);
   }
 }
 

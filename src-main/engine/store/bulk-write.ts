@@ -55,6 +55,8 @@ function holdPragma(db: Db, pragma: string, value: number, onLastRelease?: () =>
     released = true;
     if (--mine.count > 0) return;
     byPragma.delete(pragma);
+    // Run from `finally` blocks: a connection closed meanwhile must not replace the import's own error.
+    if (!db.open) return;
     db.pragma(`${pragma} = ${Number(mine.previous)}`);
     onLastRelease?.();
   };
@@ -85,9 +87,18 @@ function lowerPageCache(db: Db): () => void {
 /** Both, for a streamed foreign import (OTLP, LangChain run trees). */
 export function beginStreamedImport(db: Db): () => void {
   const restoreCache = lowerPageCache(db);
-  const restoreCheckpoints = deferCheckpoints(db);
-  return () => {
-    restoreCheckpoints();
+  let restoreCheckpoints: () => void;
+  try {
+    restoreCheckpoints = deferCheckpoints(db);
+  } catch (err) {
     restoreCache();
+    throw err;
+  }
+  return () => {
+    try {
+      restoreCheckpoints();
+    } finally {
+      restoreCache();
+    }
   };
 }

@@ -178,6 +178,14 @@ describe('streaming LangChain import matches the whole-document import', () => {
     expect(r.runs).toHaveLength(1);
   });
 
+  it('below objects that are not runs, 2,000 of them nested, with runs and a non-run inside them: nothing is read, as the whole import reads nothing', () => {
+    const inner = '{"id":"inner","run_type":"tool","name":"t","start_time":1,"child_runs":[{"x":2}]}';
+    const chain = '{"x":1,"child_runs":['.repeat(2000) + inner + ']}'.repeat(2000);
+    const r = expectSameAsWhole(write('non-runs.json', `{"id":"r","run_type":"chain","name":"root","start_time":0,"child_runs":[${chain},{"id":"sibling","run_type":"llm","name":"m","start_time":2}]}`));
+    expect(r.steps.map((s) => s.step_id)).toEqual(['r', 'sibling']);
+    expect(r.problems.filter((p) => p.includes('not a LangChain run'))).toHaveLength(1);
+  });
+
   it('on the whole-run rules: repeated ids, missing parents, a cycle, runs without id or start, values that are not runs', () => {
     const flat = flatten(fixture());
     const broken = [

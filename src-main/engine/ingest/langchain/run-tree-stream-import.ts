@@ -44,6 +44,11 @@ const RUNS_PER_TURN = 2000;
  * about 1.5–3× its bytes; a nested tree takes about one round per budget of its size.
  */
 const REORDER_BUDGET_BYTES = 32 * 1024 * 1024;
+/**
+ * What a waiting run is charged beyond its own bytes: a mapped step's objects and strings cost a few hundred
+ * bytes however small the run is, so a file of tiny runs would otherwise hold far more than the budget says.
+ */
+const RUN_CHARGE_BYTES = 512;
 
 /** What the scan parses of each run: what places it, and what the whole parser's checks read. */
 const SCAN_MEMBERS: ReadonlySet<string> = new Set(['id', 'run_type', 'name', 'start_time', 'parent_run_id', 'trace_id', 'dotted_order', 'execution_order']);
@@ -76,7 +81,6 @@ class ScanColumns {
   handedOut: number[] = [];
   /** Runs the whole parser skips (no id, no start), with what its message reads. */
   skipped = new Map<number, LcRun>();
-  maxClosed = -1;
 }
 
 class LangChainStreamImport implements StreamedImportJob {
@@ -167,15 +171,14 @@ class LangChainStreamImport implements StreamedImportJob {
       s.depth[n] = item.depth;
       s.idLine[n] = item.idLine;
       s.idEscaped[n] = item.idEscaped;
-      s.bytes[n] = item.ownBytes;
+      s.bytes[n] = item.ownBytes + RUN_CHARGE_BYTES;
       const value = parseMembers(item);
       const run = (isObject(value) ? value : {}) as LcRun;
       const isRun = looksLikeLangChainRun(value);
       s.idStr[n] = typeof run.id === 'string' ? run.id : null;
       if (!isRun) {
+        // The whole parser reads nothing below an object that is not a run: placeRuns marks its descendants.
         s.kind[n] = NOT_RUN;
-        // The whole parser reads nothing below an object that is not a run.
-        for (let d = n + 1; d <= s.maxClosed; d++) s.kind[d] = UNREAD;
       } else {
         s.explicitParent[n] = typeof run.parent_run_id === 'string' && run.parent_run_id !== '' ? run.parent_run_id : null;
         const id = typeof run.id === 'string' && run.id !== '' ? run.id : null;
@@ -190,7 +193,6 @@ class LangChainStreamImport implements StreamedImportJob {
           if (typeof run.trace_id === 'string') s.recordedTrace[n] = run.trace_id;
         }
       }
-      if (n > s.maxClosed) s.maxClosed = n;
     }
   }
 
@@ -204,6 +206,12 @@ class LangChainStreamImport implements StreamedImportJob {
     this.index = Int32Array.from(s.index);
     this.depth = Int32Array.from(s.depth);
     this.kind = Uint8Array.from(s.kind);
+    // Below an object that is not a run nothing is read. One pass in opening order (a parent opens before its
+    // children); marking each such object's descendants when it closed was quadratic in a chain of them.
+    for (let n = 0; n < count; n++) {
+      const p = this.parent[n];
+      if (p >= 0 && (this.kind[p] === NOT_RUN || this.kind[p] === UNREAD)) this.kind[n] = UNREAD;
+    }
     // A run's line is where its id first appears as an "id" (the whole parser's idLines; escaped ids it does not find).
     const firstLine = new Map<string, number>();
     for (let n = 0; n < count; n++) {
