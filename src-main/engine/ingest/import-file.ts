@@ -20,7 +20,7 @@ import { importErrorsOf, insertImportErrors, readFileState, saveFileState, type 
 import { parseTraceLine, type ParsedLine } from './native/parse-lines';
 import { detectFileFormat, type DetectedFormat } from './foreign-formats';
 import { importForeign } from './import-foreign';
-import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
+import { BOM_IGNORED_MESSAGE, finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
 import type { StreamImportOptions } from './otlp/otlp-stream-import';
@@ -285,7 +285,7 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
       if (line === 0 && text.charCodeAt(0) === 0xfeff) {
         // A byte-order mark from an editor would make the first record (the run-start) invalid JSON.
         lineStart = 1;
-        pendingProblems.push({ file, line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
+        pendingProblems.push({ file, line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
       }
       for (;;) {
         const nl = text.indexOf('\n', lineStart);

@@ -19,6 +19,9 @@ export interface FileImportResult {
   linesRead: number;
 }
 
+/** The warning every importer gives for a byte-order mark it skipped. */
+export const BOM_IGNORED_MESSAGE = 'a UTF-8 byte-order mark at the start of the file was ignored';
+
 /** The warning for one entry of RecordWriter's truncation list ("input", or "input:depth:N"). */
 export function truncationMessage(entry: string): string {
   const [field, kind, count] = entry.split(':');

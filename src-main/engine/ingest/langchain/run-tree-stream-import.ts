@@ -24,7 +24,7 @@ import path from 'node:path';
 import type { ImportProgress } from '../../../../src-shared/import-progress';
 import type { ImportError } from '../../../../src-shared/model';
 import type { Db } from '../../store/open-database';
-import type { FileImportResult } from '../import-result';
+import { BOM_IGNORED_MESSAGE, type FileImportResult } from '../import-result';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
 import { StreamedWrites } from '../stream/streamed-writes';
@@ -339,7 +339,7 @@ class LangChainStreamImport implements StreamedImportJob {
       this.writes.startRun(this.plans[t]);
     }
     this.planIssues = [];
-    if (this.bom) this.issues.push({ line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
+    if (this.bom) this.issues.push({ line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
     this.writes.report(this.issues);
     this.phase = 'write';
     this.startRounds(true);

@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { ImportError } from '../../../../src-shared/model';
 import type { Db } from '../../store/open-database';
-import type { FileImportResult } from '../import-result';
+import { BOM_IGNORED_MESSAGE, type FileImportResult } from '../import-result';
 import type { ForeignIssue, ForeignStep } from '../foreign/foreign-run';
 import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
 import { startsWithByteOrderMark } from '../stream/json-byte-reader';
@@ -89,7 +89,7 @@ class OtlpStreamImport implements StreamedImportJob {
     this.size = writes.size;
     const bom = startsWithByteOrderMark(fd);
     this.start = bom ? 3 : 0;
-    if (bom) this.issues.push({ line: 1, level: 'warning', message: 'a UTF-8 byte-order mark at the start of the file was ignored' });
+    if (bom) this.issues.push({ line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
     this.jsonLines = isJsonLines(fd, this.start);
     this.stream = new OtlpSpanStream(fd, this.start, this.jsonLines, this.issues, this.late, true);
     this.kept = this.size <= onePassMaxBytes ? { steps: [], traceIds: [], ends: [], next: 0 } : null;
