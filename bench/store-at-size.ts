@@ -10,15 +10,18 @@
  *   trigrams that start with them since migration 0011);
  * - bytes per step, without and with the step text index, and the time to
  *   build that index per step (the importer does not build it: searches do);
+ * - the first list after the store is written (each import stored its runs'
+ *   step counts as it ended);
  * - the import of one more 1,000-step run next to the same import into an
- *   empty store, then the first list and the first search after it (they
- *   count and index that run: the catch-up cost) next to the same again.
+ *   empty store, then the first list and the first search after it (the
+ *   search indexes that run: the catch-up cost) next to the same again.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Db } from '../src-main/engine/store/open-database';
 import { createRecordWriter } from '../src-main/engine/store/write-records';
+import { storeStepCounts } from '../src-main/engine/store/step-counts';
 import { listRuns, LIST_RUNS_SQL, type ListRunsQuery } from '../src-main/engine/store/read-runs';
 import { catchUpStepText } from '../src-main/engine/store/step-text-index';
 import { importFile } from '../src-main/engine/ingest/import-file';
@@ -39,6 +42,8 @@ function fill(db: Db, runs: number): void {
         if (r % 2 === 0) records.push({ type: 'verdict', run_id: `run-${r}`, pass: r % 7 !== 0, ts: t0 + r * 1000 + 500 });
         writer.applyBatch(records, null);
       }
+      // As each import does when it ends (store/step-counts.ts): the runs it wrote get their stored step counts.
+      storeStepCounts(db, writer.touchedRuns());
     })();
   }
 }
@@ -114,9 +119,9 @@ export async function benchStore(): Promise<{ lines: string[] }> {
       `bytes per step: ${Math.round(bytes / steps)} without the text index, ${Math.round((bytes + indexBytes) / steps)} with it (index ${Math.round(indexBytes / steps)} bytes per step, ×${((bytes + indexBytes) / bytes).toFixed(2)} the store; ${(((bytes + indexBytes) / 1e6)).toFixed(0)} MB)`,
       `text index built for ${indexed.steps.toLocaleString('en')} steps in ${(indexMs / 1000).toFixed(1)} s: ${((indexMs / indexed.steps) * 1000).toFixed(1)} µs per step, ×${(indexMs / fillMs).toFixed(2)} of writing the store (not on the import path: searches and idle time build it)`,
     ];
-    // The first list counts every run's steps once (the writer does not): the catch-up cost after a bulk write.
+    // The imports stored each run's step count as they ended: the first list reads them (it counted every run's steps before).
     const firstListMs = timed(() => listRuns(big, {}));
-    lines.push(`runs list, first after writing the store (counts the steps of ${runs.toLocaleString('en')} runs once): ${firstListMs.toFixed(1)} ms`);
+    lines.push(`runs list, first after writing the store (step counts stored by the imports): ${firstListMs.toFixed(1)} ms (${goal(firstListMs)})`);
     for (const { label, q } of LISTS) {
       const bigMs = best(() => listRuns(big, q));
       const smallMs = best(() => listRuns(small, q));
@@ -172,7 +177,7 @@ export async function benchStore(): Promise<{ lines: string[] }> {
     lines.push(
       `import of one more 1,000-step run, ${intoBigMs.length} alternating imports each: best ${bigBest.toFixed(1)} ms into this store, ${emptyBest.toFixed(1)} ms into an empty one (×${(bigBest / emptyBest).toFixed(2)}); median ${bigMedian.toFixed(1)} / ${emptyMedian.toFixed(1)} ms (×${(bigMedian / emptyMedian).toFixed(2)}) (goal ≤ ×1: ${bigBest <= emptyBest && bigMedian <= emptyMedian ? 'met by both' : bigBest <= emptyBest || bigMedian <= emptyMedian ? 'met by one of the two' : 'NOT met'})`,
     );
-    lines.push(`after that import, the first list of every run (counts its steps): ${median(firstList).toFixed(1)} ms median, next ones ${steadyList.toFixed(1)} ms (+${(median(firstList) - steadyList).toFixed(1)} ms)`);
+    lines.push(`after that import, the first list of every run (the import stored its step count): ${median(firstList).toFixed(1)} ms median, next ones ${steadyList.toFixed(1)} ms (+${(median(firstList) - steadyList).toFixed(1)} ms)`);
     lines.push(`after that import, the first search (indexes its 1,000 steps): ${median(firstSearch).toFixed(1)} ms median (${goal(median(firstSearch))}), next ones ${steadySearch.toFixed(1)} ms (+${(median(firstSearch) - steadySearch).toFixed(1)} ms)`);
     small.close();
     return { lines };

@@ -15,6 +15,7 @@ import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
 import { createRecordWriter, touchRuns } from '../store/write-records';
+import { storeStepCounts } from '../store/step-counts';
 import { BULK_IMPORT_MIN_BYTES, deferCheckpoints } from '../store/bulk-write';
 import { importErrorsOf, insertImportErrors, readFileState, saveFileState, type FileState } from '../store/import-files';
 import { parseTraceLine, type ParsedLine } from './native/parse-lines';
@@ -184,6 +185,8 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
   let pendingLines: number[] = [];
   let pendingProblems: ImportError[] = [];
   let pendingEnd = { offset, line };
+  // The last commit also stores the step counts of every run the file wrote (store/step-counts.ts).
+  let lastBlock = false;
 
   const commit = db.transaction(() => {
     const truncated = writer.applyBatch(pending, file);
@@ -192,6 +195,7 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
     }
     insertImportErrors(db, pendingProblems);
     touchRuns(db, writer.touchedRuns());
+    if (lastBlock) storeStepCounts(db, touched, writer.touchedRuns());
     saveFileState(db, file, { offset: pendingEnd.offset, line: pendingEnd.line, format: 'native', refused }, size);
   });
   const flush = () => {
@@ -337,6 +341,7 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
       pendingProblems.push({ file, line: line + 1, level: 'warning', message: 'last line is incomplete (no newline, not a complete record); it will be read if the file grows' });
     }
   }
+  lastBlock = true;
   flush();
   return finish(db, file, [...touched], newErrors, linesRead);
 

@@ -12,7 +12,7 @@ import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
 import { createRecordWriter } from '../store/write-records';
-import { insertImportErrors, markRunningIncomplete, saveFileState } from '../store/import-files';
+import { insertImportErrors, saveFileState, settleForeignRuns } from '../store/import-files';
 import { parseForeign } from './foreign-formats';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
@@ -93,7 +93,7 @@ export function importWhole(db: Db, fd: number, file: string, size: number, form
         }
       }
     }
-    markRunningIncomplete(db, storeWriter.touchedRuns());
+    settleForeignRuns(db, storeWriter.touchedRuns());
     insertImportErrors(db, problems);
     saveFileState(db, file, { offset: size, line: 0, format, refused: null }, size);
   })();

@@ -5,6 +5,8 @@
  */
 import type { ImportError } from '../../../src-shared/model';
 import type { Db, ReadableDb } from './open-database';
+import { storeStepCounts } from './step-counts';
+import { touchRuns } from './write-records';
 
 export interface FileState {
   size?: number;
@@ -92,8 +94,17 @@ export function runsFromFile(db: ReadableDb, file: string): string[] {
   return (db.prepare('SELECT run_id FROM runs WHERE source_file = ? ORDER BY started_at').all(file) as { run_id: string }[]).map((r) => r.run_id);
 }
 
-/** A foreign file does not grow: a run it never ended is incomplete, not running. */
-export function markRunningIncomplete(db: Db, runIds: Iterable<string>): void {
+/**
+ * The end of a foreign import (OTLP, LangChain, transcripts), in its last
+ * transaction: a foreign file does not grow, so a run it never ended is
+ * incomplete, not running; each run gets a new version (a catch-up between two
+ * blocks of a streamed import may have stamped the one its first block gave
+ * it) and its stored step count.
+ */
+export function settleForeignRuns(db: Db, runIds: Iterable<string>): void {
+  const ids = [...runIds];
   const mark = db.prepare(`UPDATE runs SET status = 'incomplete' WHERE run_id = ? AND status = 'running'`);
-  for (const id of runIds) mark.run(id);
+  for (const id of ids) mark.run(id);
+  touchRuns(db, ids);
+  storeStepCounts(db, ids);
 }

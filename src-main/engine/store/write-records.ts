@@ -14,6 +14,14 @@ const MERGE = (col: string, param: string) =>
 const STATUS = (col: string) =>
   `CASE WHEN @status IS NULL THEN ${col} WHEN ${col} IN ('ok','error') AND @status NOT IN ('ok','error') THEN ${col} ELSE @status END`;
 
+/**
+ * A run's new version (runs.updated_at) when it is written: the time, or one more than the version it had when
+ * that is not later (two writes in one millisecond). Every write gives a new, larger version, so a row derived from
+ * a run and stamped with its version (step counts, the text index, cached blame) is never taken as current after a
+ * later change.
+ */
+const NEXT_VERSION = (col: string, now: string) => `MAX(${now}, ${col} + 1)`;
+
 const RUN_UPSERT = `
 INSERT INTO runs (run_id, pipeline, status, started_at, ended_at, input, output, error, verdict, tags, entry,
                   provenance, sdk, source_file, source_format, extra, imported_at, updated_at)
@@ -36,7 +44,7 @@ ON CONFLICT(run_id) DO UPDATE SET
   source_file = COALESCE(@source_file, runs.source_file),
   source_format = COALESCE(@source_format, runs.source_format),
   extra = ${MERGE('runs.extra', '@extra')},
-  updated_at = @now`;
+  updated_at = ${NEXT_VERSION('runs.updated_at', '@now')}`;
 
 const STEP_UPSERT = `
 INSERT INTO steps (run_id, step_id, parent_id, idx, name, type, replay_key, status, input, output, error,
@@ -270,8 +278,8 @@ function hasJsonNull(text: unknown): boolean {
   return typeof text === 'string' && text.includes('null');
 }
 
-/** Marks runs as touched now, so "running" vs "incomplete" and cached analyses see the change. */
+/** Marks runs as touched now (a new version each), so "running" vs "incomplete" and cached analyses see the change. */
 export function touchRuns(db: Db, runIds: Iterable<string>, at: number = Date.now()): void {
-  const stmt = db.prepare('UPDATE runs SET updated_at = ? WHERE run_id = ?');
+  const stmt = db.prepare(`UPDATE runs SET updated_at = ${NEXT_VERSION('updated_at', '?')} WHERE run_id = ?`);
   for (const id of runIds) stmt.run(at, id);
 }

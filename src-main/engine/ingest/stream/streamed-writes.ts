@@ -11,7 +11,7 @@ import type { ImportError } from '../../../../src-shared/model';
 import type { TraceRecord } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
 import { createRecordWriter, type RecordWriter } from '../../store/write-records';
-import { insertImportErrors, markRunningIncomplete, saveFileState } from '../../store/import-files';
+import { insertImportErrors, saveFileState, settleForeignRuns } from '../../store/import-files';
 import { collisionMessage, createRunIdResolver, type RunIdResolver } from '../../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
@@ -112,7 +112,7 @@ export class StreamedWrites {
       insertImportErrors(db, problems);
       if (last) {
         for (const id of this.writer.touchedRuns()) this.touched.add(id);
-        markRunningIncomplete(db, this.touched);
+        settleForeignRuns(db, this.touched);
         saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
       }
     })();
