@@ -2,7 +2,9 @@
  * Tables derived from a run's steps (run_step_counts, step_text) are brought up
  * to date lazily, by "catch-ups" that look only at runs changed since they last
  * ran: every change to a run's steps moves `runs.updated_at` to the time of the
- * change (write-records.ts, touchRuns), and `runs_by_update` finds those runs.
+ * change, or one more than its last version (write-records.ts, touchRuns), and
+ * `runs_by_update` finds those runs. Imports also store the step counts of the
+ * runs they wrote as they end (step-counts.ts, storeStepCounts).
  * A derived row is stamped with the run version it was built from; readers
  * trust it only while the stamp equals `runs.updated_at`, so a catch-up that
  * has not run yet makes a read slower, never wrong.
@@ -34,9 +36,11 @@ export function writeMark(db: Db, name: CatchUp, at: number): void {
 }
 
 /**
- * The stamp for a row derived from a run at version `updatedAt`. A run changed
- * in the current millisecond may change again within it and keep the same
- * `updated_at`: its row is stamped as outdated (-1), built again next time.
+ * The stamp for a row derived from a run at version `updatedAt`. Writes give a
+ * run a larger version each time (write-records.ts), even within one
+ * millisecond; as a second guard, a run changed in the current millisecond (or
+ * with a version ahead of the clock) is stamped as outdated (-1) and built again
+ * next time.
  */
 export function versionStamp(updatedAt: number, now: number): number {
   return updatedAt < Math.floor(now) ? updatedAt : -1;
