@@ -21,7 +21,7 @@ import { importErrorsOf, insertImportErrors, readFileState, saveFileState, type 
 import { parseTraceLine, type ParsedLine } from './native/parse-lines';
 import { detectFileFormat, type DetectedFormat } from './foreign-formats';
 import { importForeign } from './import-foreign';
-import { BOM_IGNORED_MESSAGE, finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
+import { BOM_IGNORED_MESSAGE, finish, invalidUtf8Message, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
 import type { StreamImportOptions } from './otlp/otlp-stream-import';
@@ -348,7 +348,7 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
   function reportReplacements(text: string, from: number, to: number, lineNo: number): void {
     let count = 0;
     for (let i = text.indexOf('\ufffd', from); i !== -1 && i < to; i = text.indexOf('\ufffd', i + 1)) count += 1;
-    if (count) pendingProblems.push({ file, line: lineNo, level: 'warning', message: `invalid UTF-8: ${count} character(s) replaced by U+FFFD` });
+    if (count) pendingProblems.push({ file, line: lineNo, level: 'warning', message: invalidUtf8Message(count) });
   }
 
   function handleLine(text: string, lineNo: number): boolean {

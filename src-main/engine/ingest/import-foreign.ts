@@ -16,7 +16,7 @@ import { insertImportErrors, saveFileState, settleForeignRuns } from '../store/i
 import { parseForeign } from './foreign-formats';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
-import { BOM_IGNORED_MESSAGE, finish, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
+import { BOM_IGNORED_MESSAGE, finish, invalidUtf8Message, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
 import { importOtlpStreaming, importOtlpStreamingAsync, type StreamImportOptions } from './otlp/otlp-stream-import';
 import { UnusualOtlpShape } from './otlp/otlp-span-stream';
 import { importLangChainStreaming, importLangChainStreamingAsync, type RunTreeStreamOptions } from './langchain/run-tree-stream-import';
@@ -56,7 +56,7 @@ export function importWhole(db: Db, fd: number, file: string, size: number, form
   if (!isUtf8(bytes)) {
     let count = 0;
     for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) count += 1;
-    parsed.errors.push({ line: 1, level: 'warning', message: `invalid UTF-8: ${count} character(s) replaced by U+FFFD` });
+    parsed.errors.push({ line: 1, level: 'warning', message: invalidUtf8Message(count) });
   }
   if (text.charCodeAt(0) === 0xfeff) parsed.errors.push({ line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
   const writer = createRecordWriter(db);

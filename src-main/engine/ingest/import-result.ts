@@ -22,6 +22,9 @@ export interface FileImportResult {
 /** The warning every importer gives for a byte-order mark it skipped. */
 export const BOM_IGNORED_MESSAGE = 'a UTF-8 byte-order mark at the start of the file was ignored';
 
+/** The warning for bytes that are not UTF-8, decoded to U+FFFD: the same words from every importer. */
+export const invalidUtf8Message = (replaced: number): string => `invalid UTF-8: ${replaced} character(s) replaced by U+FFFD`;
+
 /** The warning for one entry of RecordWriter's truncation list ("input", or "input:depth:N"). */
 export function truncationMessage(entry: string): string {
   const [field, kind, count] = entry.split(':');

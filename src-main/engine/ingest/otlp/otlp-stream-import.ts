@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { ImportError } from '../../../../src-shared/model';
 import type { Db } from '../../store/open-database';
-import { BOM_IGNORED_MESSAGE, type FileImportResult } from '../import-result';
+import { BOM_IGNORED_MESSAGE, invalidUtf8Message, type FileImportResult } from '../import-result';
 import type { ForeignIssue, ForeignStep } from '../foreign/foreign-run';
 import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
 import { startsWithByteOrderMark } from '../stream/json-byte-reader';
@@ -139,7 +139,7 @@ class OtlpStreamImport implements StreamedImportJob {
   private planRuns(): void {
     const reader = this.stream.reader;
     if (reader.invalidUtf8) {
-      this.issues.push({ line: 1, level: 'warning', message: `invalid UTF-8: ${countReplacements(this.fd, this.size)} character(s) replaced by U+FFFD` });
+      this.issues.push({ line: 1, level: 'warning', message: invalidUtf8Message(countReplacements(this.fd, this.size)) });
     }
     const traceCount = this.traces.size;
     for (const [traceId, trace] of this.traces) {
