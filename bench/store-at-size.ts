@@ -36,14 +36,16 @@ function fill(db: Db, runs: number): void {
   const t0 = 1_700_000_000_000;
   for (let from = 0; from < runs; from += 100) {
     db.transaction(() => {
+      const written: string[] = [];
       for (let r = from; r < Math.min(runs, from + 100); r++) {
+        written.push(`run-${r}`);
         const records = syntheticRunRecords({ runId: `run-${r}`, pipeline: `pipeline-${r % 20}`, steps: STEPS_PER_RUN, startTs: t0 + r * 1000, failAt: r % 7 === 0 ? 5 : undefined });
         // Every 7th run failed; a verdict on every other run, as a CI gate would record.
         if (r % 2 === 0) records.push({ type: 'verdict', run_id: `run-${r}`, pass: r % 7 !== 0, ts: t0 + r * 1000 + 500 });
         writer.applyBatch(records, null);
       }
       // As each import does when it ends (store/step-counts.ts): the runs it wrote get their stored step counts.
-      storeStepCounts(db, writer.touchedRuns());
+      storeStepCounts(db, written);
     })();
   }
 }

@@ -11,10 +11,12 @@ import path from 'node:path';
 import { openDatabase, type Db } from '../store/open-database';
 import { getRunDetail } from '../store/read-runs';
 import { importFile, fileErrors } from './import-file';
+import { importWhole } from './import-foreign';
 import { importPaths } from './import-paths';
 import { watchInbox } from './watch-inbox';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
 import type { TraceRecord } from '../../../src-shared/trace-format';
+import type { ImportError } from '../../../src-shared/model';
 
 let dir: string;
 let db: Db;
@@ -194,6 +196,31 @@ describe('damaged encodings and versions are reported, not silently changed', ()
     importFile(db, file, { final: true });
     expect(getRunDetail(db, 'bad-utf8').steps).toHaveLength(1);
     expect(messages(file)).toContain('2: invalid UTF-8: 2 character(s) replaced by U+FFFD');
+  });
+
+  it('a LangChain run id holding a lone surrogate is made well-formed and said once for its run, streamed or whole', () => {
+    // 60 runs, each naming the bad id (its own id or its parent's): one warning, not one per record.
+    const root = '\ud800-root';
+    const children = Array.from({ length: 59 }, (_, i) => ({ id: `child-${i}`, name: `tool ${i}`, run_type: 'tool', parent_run_id: root, start_time: 1_795_999_066_320 + i, end_time: 1_795_999_066_321 + i, inputs: { i }, outputs: { ok: true } }));
+    const text = JSON.stringify([{ id: root, name: 'agent', run_type: 'chain', start_time: 1_795_999_066_315, end_time: 1_795_999_066_400, inputs: { q: 'hi' }, outputs: { a: 'yo' }, child_runs: children }]);
+    expect(text).toContain('\\ud800');
+    const streamed = write('surrogate-id.langchain.json', text);
+    const r = importFile(db, streamed, { final: true });
+    const said = messages(streamed).filter((m) => m.includes('UTF-16'));
+    expect(said).toEqual(['1: run \ufffd-root: unpaired UTF-16 surrogates replaced by U+FFFD in parent_id, run_id, step_id']);
+    expect(r.runs).toEqual(['\ufffd-root']);
+    expect(getRunDetail(db, '\ufffd-root').steps).toHaveLength(60);
+    // The whole-document import (what a file the stream cannot follow falls back to) says the same once.
+    const other = openDatabase(':memory:');
+    const errors: ImportError[] = [];
+    const fd = fs.openSync(streamed, 'r');
+    try {
+      importWhole(other, fd, streamed, fs.fstatSync(fd).size, 'langchain', errors);
+    } finally {
+      fs.closeSync(fd);
+    }
+    expect(errors.map((e) => `${e.line}: ${e.message}`).filter((m) => m.includes('UTF-16'))).toEqual(said);
+    other.close();
   });
 
   it('a run-start of an unknown major version says that the lines before it were imported', () => {

@@ -15,7 +15,7 @@ import { createRecordWriter } from '../store/write-records';
 import { insertImportErrors, saveFileState, settleForeignRuns } from '../store/import-files';
 import { parseForeign } from './foreign-formats';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
-import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
+import { tallyWellFormed, wellFormedMessages, type WellFormedTally } from './native/well-formed-text';
 import { BOM_IGNORED_MESSAGE, finish, invalidUtf8Message, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
 import { importOtlpStreaming, importOtlpStreamingAsync, type StreamImportOptions } from './otlp/otlp-stream-import';
 import { UnusualOtlpShape } from './otlp/otlp-span-stream';
@@ -62,9 +62,10 @@ export function importWhole(db: Db, fd: number, file: string, size: number, form
   const writer = createRecordWriter(db);
   const problems: ImportError[] = parsed.errors.map((e) => ({ file, ...e }));
   const ids = createRunIdResolver(db, file);
+  const wellFormed: WellFormedTally = new Map();
+  tallyWellFormed(parsed.records, wellFormed);
+  for (const message of wellFormedMessages(wellFormed)) problems.push({ file, line: 1, level: 'warning', message });
   for (const r of parsed.records) {
-    const fixed = makeTextWellFormed(r);
-    if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
     const id = ids.resolve(r.run_id);
     if (id.renamedFrom) problems.push({ file, line: 1, level: 'warning', message: collisionMessage(r.run_id, id.runId, id.renamedFrom.owner) });
     r.run_id = id.runId;

@@ -69,6 +69,30 @@ describe('step counts stored by imports', () => {
     db.close();
   });
 
+  it('a streamed import cancelled after a catch-up stamped its run leaves no stale count: each block gives the run a new version', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'big.otlp.json');
+    fs.writeFileSync(file, JSON.stringify(exportOtlp(foldRecords(syntheticRunRecords({ runId: 'otlp-run', steps: 6000 }))[0])));
+    const db = openDatabase(path.join(dir, 'traces.db'));
+    const stop = new AbortController();
+    await importFileAsync(db, file, {
+      signal: stop.signal,
+      onProgress: (p) => {
+        if (p.phase !== 'write' || stop.signal.aborted) return;
+        catchUpStepCounts(db, Date.now() + 1);
+        // Once a count of stored steps is stamped, cancel: the blocks committed after it must not leave it trusted.
+        if (Object.values(trustedCounts(db)).some((n) => n > 0)) stop.abort();
+      },
+    });
+    expect(stop.signal.aborted).toBe(true);
+    const stored = db.prepare('SELECT COUNT(*) FROM steps').pluck().get() as number;
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(6000);
+    expect(Object.values(trustedCounts(db)).every((n) => n === stored)).toBe(true);
+    expect(listRuns(db, {}).map((r) => r.steps)).toEqual([stored]);
+    db.close();
+  });
+
   it('a write in the same millisecond as a stored count gives the run a new version, so the count is not trusted', () => {
     const db = openDatabase(':memory:');
     const at = 1_700_000_000_000;

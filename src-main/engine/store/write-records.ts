@@ -15,11 +15,13 @@ const STATUS = (col: string) =>
   `CASE WHEN @status IS NULL THEN ${col} WHEN ${col} IN ('ok','error') AND @status NOT IN ('ok','error') THEN ${col} ELSE @status END`;
 
 /**
- * A run's new version (runs.updated_at) when it is written: the time, or one more than the version it had when
- * that is not later (two writes in one millisecond). Every write gives a new, larger version, so a row derived from
- * a run and stamped with its version (step counts, the text index, cached blame) is never taken as current after a
- * later change.
+ * A run's version (runs.updated_at) only grows. A run upsert moves it to the time (never back); each transaction
+ * that writes a run's steps ends with touchRuns, which gives it the time or one more than its version when that is
+ * not later (two commits in one millisecond). So every committed change has a new, larger version, and a row
+ * derived from a run and stamped with its version (step counts, the text index, cached blame) is never taken as
+ * current after a later change. Versions run ahead of the clock by at most one per commit within a millisecond.
  */
+const LATER_VERSION = (col: string, now: string) => `MAX(${now}, ${col})`;
 const NEXT_VERSION = (col: string, now: string) => `MAX(${now}, ${col} + 1)`;
 
 const RUN_UPSERT = `
@@ -44,7 +46,7 @@ ON CONFLICT(run_id) DO UPDATE SET
   source_file = COALESCE(@source_file, runs.source_file),
   source_format = COALESCE(@source_format, runs.source_format),
   extra = ${MERGE('runs.extra', '@extra')},
-  updated_at = ${NEXT_VERSION('runs.updated_at', '@now')}`;
+  updated_at = ${LATER_VERSION('runs.updated_at', '@now')}`;
 
 const STEP_UPSERT = `
 INSERT INTO steps (run_id, step_id, parent_id, idx, name, type, replay_key, status, input, output, error,

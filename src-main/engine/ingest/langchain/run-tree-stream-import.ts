@@ -365,7 +365,7 @@ class LangChainStreamImport implements StreamedImportJob {
       if (!isReadFailure(err)) throw err;
       // Blocks are committed already: stop as a cancel does, and say why.
       this.writes.report([{ line: 0, level: 'error', message: `the file changed while it was imported (${(err as Error).message}); ${this.writes.stepsWritten} step(s) stored; import it again` }]);
-      this.writes.commit(false);
+      this.writes.stop();
       this.phase = 'done';
     }
   }

@@ -7,8 +7,8 @@
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-/** Replaces lone surrogates in the record's top-level strings (in place); returns how many fields changed. */
-export function makeTextWellFormed(record: object): number {
+/** Replaces lone surrogates in the record's top-level strings (in place); returns how many fields changed, naming them in `fields`. */
+export function makeTextWellFormed(record: object, fields?: Set<string>): number {
   let changed = 0;
   const r = record as Record<string, unknown>;
   for (const k in r) {
@@ -17,9 +17,34 @@ export function makeTextWellFormed(record: object): number {
     LONE_SURROGATE.lastIndex = 0;
     if (!LONE_SURROGATE.test(v)) continue;
     r[k] = v.replace(LONE_SURROGATE, '\ufffd');
+    fields?.add(k);
     changed += 1;
   }
   return changed;
 }
 
 export const WELL_FORMED_MESSAGE = (n: number) => `${n} text field(s) held unpaired UTF-16 surrogates, replaced by U+FFFD`;
+
+/** Per run: the fields whose text was made well-formed. */
+export type WellFormedTally = Map<string, Set<string>>;
+
+/**
+ * Makes the text of foreign records well-formed (in place) and notes, per
+ * run, which fields held lone surrogates; wellFormedMessages says it once per
+ * run. A foreign file names no line per record, so a run id holding a lone
+ * surrogate, repeated in every record of its run, would otherwise give each
+ * of them a warning of its own (thousands for a big run).
+ */
+export function tallyWellFormed(records: { run_id: string }[], tally: WellFormedTally): void {
+  for (const r of records) {
+    const fields = new Set<string>();
+    if (makeTextWellFormed(r, fields) === 0) continue;
+    const seen = tally.get(r.run_id);
+    if (seen) for (const f of fields) seen.add(f);
+    else tally.set(r.run_id, fields);
+  }
+}
+
+export function wellFormedMessages(tally: WellFormedTally): string[] {
+  return [...tally].map(([runId, fields]) => `run ${runId}: unpaired UTF-16 surrogates replaced by U+FFFD in ${[...fields].sort().join(', ')}`);
+}

@@ -10,10 +10,10 @@
 import type { ImportError } from '../../../../src-shared/model';
 import type { TraceRecord } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
-import { createRecordWriter, type RecordWriter } from '../../store/write-records';
+import { createRecordWriter, touchRuns, type RecordWriter } from '../../store/write-records';
 import { insertImportErrors, saveFileState, settleForeignRuns } from '../../store/import-files';
 import { collisionMessage, createRunIdResolver, type RunIdResolver } from '../../store/run-id-collisions';
-import { makeTextWellFormed, WELL_FORMED_MESSAGE } from '../native/well-formed-text';
+import { tallyWellFormed, wellFormedMessages, type WellFormedTally } from '../native/well-formed-text';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
 import type { ForeignIssue } from '../foreign/foreign-run';
 import type { ColumnarPlan } from './columnar-run-plan';
@@ -32,6 +32,7 @@ export class StreamedWrites {
   private writer: RecordWriter;
   private readonly touched = new Set<string>();
   private recordsWritten = 0;
+  private readonly wellFormed: WellFormedTally = new Map();
   /** Made when the first run is planned. */
   private runIds: RunIdResolver | null = null;
 
@@ -75,17 +76,19 @@ export class StreamedWrites {
     this.commit(true);
   }
 
-  /** One transaction: the pending records (record by record if the block cannot be stored whole), their problems, and at the end the file's state. */
-  commit(last: boolean): void {
+  /**
+   * One transaction: the pending records (record by record if the block cannot be stored whole), their problems,
+   * and at the end the file's state. The last commit of the import (`last`, or a cancel's) also says, once per run,
+   * which text had to be made well-formed.
+   */
+  commit(last: boolean, stopping = last): void {
     const { db, file } = this;
     const records = this.pending;
     this.pending = [];
     const problems = this.problems;
     this.problems = [];
-    for (const r of records) {
-      const fixed = makeTextWellFormed(r);
-      if (fixed) problems.push({ file, line: 1, level: 'warning', message: `run ${r.run_id}: ${WELL_FORMED_MESSAGE(fixed)}` });
-    }
+    tallyWellFormed(records, this.wellFormed);
+    if (stopping) for (const message of wellFormedMessages(this.wellFormed)) problems.push({ file, line: 1, level: 'warning', message });
     const apply = (w: RecordWriter, batch: TraceRecord[]) =>
       w.applyBatch(batch, file).forEach((fields, i) => {
         for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${where(batch[i])}: ${truncationMessage(f)}` });
@@ -109,6 +112,9 @@ export class StreamedWrites {
           }
         }
       }
+      // Each block gives the runs it wrote a new version (their first block's run upsert is the only other write to
+      // the run row): a count or index stamped between two blocks is then never taken as current.
+      touchRuns(db, runIdsOf(records));
       insertImportErrors(db, problems);
       if (last) {
         for (const id of this.writer.touchedRuns()) this.touched.add(id);
@@ -119,6 +125,11 @@ export class StreamedWrites {
     for (const id of this.writer.touchedRuns()) this.touched.add(id);
     this.recordsWritten += records.length;
     for (const p of problems) this.allProblems.push(p);
+  }
+
+  /** Ends an import that stops early (cancelled, or its file changed): what was mapped is committed, and said. */
+  stop(): void {
+    this.commit(false, true);
   }
 
   /**
@@ -133,7 +144,7 @@ export class StreamedWrites {
       message: `import cancelled at byte ${bytesDone} of ${this.size} (${writing ? `${this.stepsWritten} step(s) stored` : `while reading the ${reading}, before any was stored`}); import the file again to finish it`,
     });
     if (writing) {
-      this.commit(false);
+      this.stop();
     } else {
       const problems = this.problems;
       this.problems = [];
@@ -151,4 +162,11 @@ export class StreamedWrites {
 /** A record's run and step, for its problems. */
 function where(r: TraceRecord): string {
   return 'step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`;
+}
+
+/** The run ids of a block's records, once each. */
+function runIdsOf(records: TraceRecord[]): Set<string> {
+  const ids = new Set<string>();
+  for (const r of records) ids.add(r.run_id);
+  return ids;
 }
