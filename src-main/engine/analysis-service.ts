@@ -82,10 +82,13 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
 
   // A run with a verdict is history for its pipeline's other runs: its step signatures are stored for their
   // spectrum rule (store/run-signatures.ts), stamped with the run version they were read from.
-  const signRun = (runId: string, detail?: RunDetail): void => {
+  // The version is read before the steps: a commit in between (another process) leaves signatures stamped with
+  // an older version than they were read from, signed again later, never newer ones taken as current.
+  const signRun = (runId: string, read?: { version: number; detail: RunDetail }): void => {
+    if (read) return saveRunSignatures(db, runId, read.version, signaturesOf(read.detail));
     const state = cache.runState(runId);
     if (!state) return;
-    saveRunSignatures(db, runId, state.updated_at, signaturesOf(detail ?? getRunDetail(db, runId)));
+    saveRunSignatures(db, runId, state.updated_at, signaturesOf(getRunDetail(db, runId)));
   };
   // The spectrum's view of the pipeline's other runs: signature counts and run inputs, not the runs themselves
   // (a blame used to load up to HISTORY_RUNS whole runs). Runs changed since they were signed are signed again.
@@ -97,8 +100,9 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
 
   // The stored assertion, overridden by what this call says (an expected answer given now wins).
   const compute = (runId: string, opts: BlameOptions = {}): BlameResult => {
+    const version = cache.runState(runId)?.updated_at;
     const detail = getRunDetail(db, runId);
-    if (detail.run.verdict) signRun(runId, detail);
+    if (detail.run.verdict && version !== undefined) signRun(runId, { version, detail });
     const assertion = getRunAssertion(db, runId);
     const expected = opts.expected ?? assertion?.expected ?? undefined;
     const result = blameRun(detail, {

@@ -212,14 +212,25 @@ describe('damaged encodings and versions are reported, not silently changed', ()
     expect(getRunDetail(db, '\ufffd-root').steps).toHaveLength(60);
     // The whole-document import (what a file the stream cannot follow falls back to) says the same once.
     const other = openDatabase(':memory:');
-    const errors: ImportError[] = [];
-    const fd = fs.openSync(streamed, 'r');
-    try {
-      importWhole(other, fd, streamed, fs.fstatSync(fd).size, 'langchain', errors);
-    } finally {
-      fs.closeSync(fd);
-    }
-    expect(errors.map((e) => `${e.line}: ${e.message}`).filter((m) => m.includes('UTF-16'))).toEqual(said);
+    const whole = (file: string) => {
+      const errors: ImportError[] = [];
+      const fd = fs.openSync(file, 'r');
+      try {
+        const result = importWhole(other, fd, file, fs.fstatSync(fd).size, 'langchain', errors);
+        return { runs: result.runs, said: errors.map((e) => `${e.line}: ${e.message}`).filter((m) => m.includes('UTF-16')) };
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
+    expect(whole(streamed).said).toEqual(said);
+    // A second file with the same run id: its run is stored under a new id, and the warning names that id, both ways.
+    const copy = write('surrogate-id-copy.langchain.json', text);
+    const renamedWhole = whole(copy);
+    expect(renamedWhole.runs).toHaveLength(1);
+    expect(renamedWhole.runs[0]).not.toBe('\ufffd-root');
+    expect(renamedWhole.said).toEqual([`1: run ${renamedWhole.runs[0]}: unpaired UTF-16 surrogates replaced by U+FFFD in parent_id, run_id, step_id`]);
+    const renamedStreamed = importFile(db, copy, { final: true });
+    expect(messages(copy).filter((m) => m.includes('UTF-16'))).toEqual([`1: run ${renamedStreamed.runs[0]}: unpaired UTF-16 surrogates replaced by U+FFFD in parent_id, run_id, step_id`]);
     other.close();
   });
 

@@ -229,6 +229,8 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
         db.transaction(() => {
           const truncated = writer.applyBatch(pending, file);
           for (const f of truncated[0]) pendingProblems.push({ file, line: lines[i], level: 'warning', message: truncationMessage(f) });
+          // Each of these commits gives the run a new version, as a block's commit does (store/write-records.ts).
+          touchRuns(db, [records[i].run_id]);
         })();
       } catch (err) {
         if (isDatabaseFault(err)) throw err;

@@ -19,7 +19,7 @@ const STATUS = (col: string) =>
  * that writes a run's steps ends with touchRuns, which gives it the time or one more than its version when that is
  * not later (two commits in one millisecond). So every committed change has a new, larger version, and a row
  * derived from a run and stamped with its version (step counts, the text index, cached blame) is never taken as
- * current after a later change. Versions run ahead of the clock by at most one per commit within a millisecond.
+ * current after a later change. Versions run ahead of the clock by a few at most per commit within a millisecond.
  */
 const LATER_VERSION = (col: string, now: string) => `MAX(${now}, ${col})`;
 const NEXT_VERSION = (col: string, now: string) => `MAX(${now}, ${col} + 1)`;

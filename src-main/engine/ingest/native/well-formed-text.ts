@@ -38,11 +38,15 @@ export type WellFormedTally = Map<string, Set<string>>;
 export function tallyWellFormed(records: { run_id: string }[], tally: WellFormedTally): void {
   for (const r of records) {
     const fields = new Set<string>();
-    if (makeTextWellFormed(r, fields) === 0) continue;
-    const seen = tally.get(r.run_id);
-    if (seen) for (const f of fields) seen.add(f);
-    else tally.set(r.run_id, fields);
+    if (makeTextWellFormed(r, fields) > 0) noteWellFormed(tally, r.run_id, fields);
   }
+}
+
+/** Adds fields made well-formed in a record of `runId` (the id as stored) to `tally`. */
+export function noteWellFormed(tally: WellFormedTally, runId: string, fields: Set<string>): void {
+  const seen = tally.get(runId);
+  if (seen) for (const f of fields) seen.add(f);
+  else tally.set(runId, fields);
 }
 
 export function wellFormedMessages(tally: WellFormedTally): string[] {
