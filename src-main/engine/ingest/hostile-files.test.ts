@@ -12,6 +12,7 @@ import { openDatabase, type Db } from '../store/open-database';
 import { getRunDetail } from '../store/read-runs';
 import { importFile, fileErrors } from './import-file';
 import { importWhole } from './import-foreign';
+import { importOtlpStreaming } from './otlp/otlp-stream-import';
 import { importPaths } from './import-paths';
 import { watchInbox } from './watch-inbox';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
@@ -106,6 +107,43 @@ describe('size and depth', () => {
     expect(d.run.status).toBe('ok');
     expect(JSON.stringify(d.steps[0].input)).toContain('nested deeper than 256 levels');
     expect(messages(file).join('\n')).toMatch(/^2: field "input": 1 value\(s\) nested deeper than 256 levels were replaced/m);
+  });
+
+  it('a field over the size cap in a foreign file is named with the line of its span or run, not line 1', () => {
+    const huge = 'x'.repeat(1_100_000);
+    // OTLP as JSON Lines: one request per line, the big span on line 3.
+    const request = (id: number, attrs: { key: string; value: { stringValue: string } }[] = []) => {
+      const doc = JSON.parse(otlpDoc([{ id, parent: null }], id));
+      doc.resourceSpans[0].scopeSpans[0].spans[0].attributes = attrs;
+      return JSON.stringify(doc);
+    };
+    const jsonl = [request(1), request(2), request(3, [{ key: 'input.value', value: { stringValue: huge } }])].join('\n') + '\n';
+    for (const [name, opts] of [['read once', {}], ['read twice', { onePassMaxBytes: 0 }]] as const) {
+      const file = write(`big-field-${name.replace(' ', '-')}.otlp.jsonl`, jsonl);
+      const errors: ImportError[] = [];
+      const fd = fs.openSync(file, 'r');
+      try {
+        importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', errors, opts);
+      } finally {
+        fs.closeSync(fd);
+      }
+      const capped = errors.filter((e) => e.message.includes('exceeds the size cap'));
+      expect(capped.length, name).toBeGreaterThan(0);
+      expect(capped.map((e) => e.line), name).toEqual(capped.map(() => 3));
+    }
+    // A LangChain run tree, pretty-printed: the warning names the line where the big run starts.
+    const children = Array.from({ length: 4 }, (_, i) => ({ id: `big-child-${i}`, name: `tool ${i}`, run_type: 'tool', parent_run_id: 'big-root', start_time: 1_795_999_066_320 + i, end_time: 1_795_999_066_321 + i, inputs: { i }, outputs: { text: i === 2 ? huge : 'ok' } }));
+    const text = JSON.stringify([{ id: 'big-root', name: 'agent', run_type: 'chain', start_time: 1_795_999_066_315, end_time: 1_795_999_066_400, inputs: { q: 'hi' }, outputs: { a: 'yo' }, child_runs: children }], null, 1);
+    const lc = write('big-field.langchain.json', text);
+    importFile(db, lc, { final: true });
+    const runLine = text.split('\n').findIndex((l) => l.includes('"id": "big-child-2"')) + 1;
+    expect(runLine).toBeGreaterThan(1);
+    const capped = messages(lc).filter((m) => m.includes('exceeds the size cap'));
+    // The output, and the raw fields kept in metadata beside it.
+    expect(capped.sort()).toEqual([
+      `${runLine}: run big-root, step big-child-2: field "metadata" exceeds the size cap and was stored truncated`,
+      `${runLine}: run big-root, step big-child-2: field "output" exceeds the size cap and was stored truncated`,
+    ]);
   });
 
   it('an OTLP file of 100,000 spans imports (no spread of a large array), in linear time', () => {

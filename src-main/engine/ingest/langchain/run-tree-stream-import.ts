@@ -358,7 +358,7 @@ class LangChainStreamImport implements StreamedImportJob {
         if (!got.step || got.step.id !== this.stepId[got.n]) throw new UnusualRunTreeShape('a run is not what the first passes read');
         rounds.offer(got.n, got.step, (step, n) => {
           this.plans[this.order!.trace[n]].nextSpan(step, this.writes.pending);
-          this.writes.stepAdded();
+          this.writes.stepAdded(step.position.line);
         });
       }
     } catch (err) {

@@ -61,6 +61,8 @@ interface KeptSteps {
   steps: (ForeignStep | undefined)[];
   traceIds: string[];
   ends: number[];
+  /** Each step's line in the file, for the write's messages (its position is let go). */
+  lines: number[];
   /** The next to write. */
   next: number;
 }
@@ -92,7 +94,7 @@ class OtlpStreamImport implements StreamedImportJob {
     if (bom) this.issues.push({ line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
     this.jsonLines = isJsonLines(fd, this.start);
     this.stream = new OtlpSpanStream(fd, this.start, this.jsonLines, this.issues, this.late, true);
-    this.kept = this.size <= onePassMaxBytes ? { steps: [], traceIds: [], ends: [], next: 0 } : null;
+    this.kept = this.size <= onePassMaxBytes ? { steps: [], traceIds: [], ends: [], lines: [], next: 0 } : null;
   }
 
   /** Bytes of the file the current pass has got through. */
@@ -126,8 +128,9 @@ class OtlpStreamImport implements StreamedImportJob {
       trace.add(step, spanId, item.at, this.jsonLines);
       const kept = this.kept;
       if (kept) {
-        // Where the span was is in the trace's columns now (for messages); the write never reads it, and
-        // the path is ~10% of a kept step's heap.
+        // Where the span was is in the trace's columns now (for the plan's messages), and its line below (for the
+        // write's); the path is ~10% of a kept step's heap.
+        kept.lines.push(step.position.line);
         step.position = KEPT_POSITION;
         kept.steps.push(step);
         kept.traceIds.push(traceId);
@@ -172,7 +175,7 @@ class OtlpStreamImport implements StreamedImportJob {
       if (!found) continue;
       const plan = this.runs.get(found.traceId);
       if (!plan?.nextSpan(found.step, this.writes.pending)) continue;
-      this.writes.stepAdded();
+      this.writes.stepAdded(found.step.position.line);
     }
   }
 
@@ -184,7 +187,7 @@ class OtlpStreamImport implements StreamedImportJob {
       const step = kept.steps[at]!;
       kept.steps[at] = undefined;
       if (!this.runs.get(kept.traceIds[at])?.nextSpan(step, this.writes.pending)) continue;
-      this.writes.stepAdded();
+      this.writes.stepAdded(kept.lines[at]);
     }
     if (kept.next === kept.steps.length) {
       this.kept = null;

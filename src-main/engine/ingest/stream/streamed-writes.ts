@@ -31,6 +31,8 @@ export class StreamedWrites {
   pending: TraceRecord[] = [];
   /** Problems waiting for the next commit. */
   problems: ImportError[] = [];
+  /** The file line of each pending record whose step said where it was (stepAdded); 1 for the others. */
+  private pendingLines: number[] = [];
   /** Steps whose records were made (for the messages of a stopped import). */
   stepsWritten = 0;
   private readonly allProblems: ImportError[] = [];
@@ -66,10 +68,20 @@ export class StreamedWrites {
     plan.syntheticRecords(this.pending);
   }
 
-  /** A step's records are pending: counted, and a full block committed. */
-  stepAdded(): void {
+  /**
+   * A step's records are pending: counted, their line noted (what the file's reader knew of the step's place;
+   * 0 when it did not keep it), and a full block committed.
+   */
+  stepAdded(line = 0): void {
+    this.noteLines(line);
     this.stepsWritten += 1;
     if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+  }
+
+  /** Gives the pending records that have no line yet `line` (1, the file's start, when it is not known). */
+  private noteLines(line: number): void {
+    const lines = this.pendingLines;
+    while (lines.length < this.pending.length) lines.push(line > 0 ? line : 1);
   }
 
   /** Every step written: each complete run's end, and the last block, which marks the file imported. */
@@ -88,34 +100,37 @@ export class StreamedWrites {
    */
   commit(last: boolean, stopping = last): void {
     const { db, file } = this;
+    this.noteLines(1);
     const records = this.pending;
+    const lines = this.pendingLines;
     this.pending = [];
+    this.pendingLines = [];
     const problems = this.problems;
     this.problems = [];
     tallyWellFormed(records, this.wellFormed);
     if (stopping) for (const message of wellFormedMessages(this.wellFormed)) problems.push({ file, line: 1, level: 'warning', message });
-    const apply = (w: RecordWriter, batch: TraceRecord[]) =>
+    const apply = (w: RecordWriter, batch: TraceRecord[], first: number) =>
       w.applyBatch(batch, file).forEach((fields, i) => {
-        for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${where(batch[i])}: ${truncationMessage(f)}` });
+        for (const f of fields) problems.push({ file, line: lines[first + i], level: 'warning', message: `${where(batch[i])}: ${truncationMessage(f)}` });
       });
     db.transaction(() => {
       const before = problems.length;
       try {
-        db.transaction(() => apply(this.writer, records))();
+        db.transaction(() => apply(this.writer, records, 0))();
       } catch (err) {
         // As for native blocks: store what can be stored, record by record, and name what could not.
         if (isDatabaseFault(err)) throw err;
         problems.length = before;
         for (const id of this.writer.touchedRuns()) this.touched.add(id);
         this.writer = createRecordWriter(db);
-        for (const r of records) {
+        records.forEach((r, k) => {
           try {
-            db.transaction(() => apply(this.writer, [r]))();
+            db.transaction(() => apply(this.writer, [r], k))();
           } catch (e) {
             if (isDatabaseFault(e)) throw e;
-            problems.push({ file, line: 1, level: 'error', message: `${where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
+            problems.push({ file, line: lines[k], level: 'error', message: `${where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
           }
-        }
+        });
       }
       // Each block gives the runs it wrote a new version (their first block's run upsert is the only other write to
       // the run row): a count or index stamped between two blocks is then never taken as current.
