@@ -195,7 +195,7 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
     }
     insertImportErrors(db, pendingProblems);
     touchRuns(db, writer.touchedRuns());
-    if (lastBlock) storeStepCounts(db, touched, writer.touchedRuns());
+    if (lastBlock) storeStepCounts(db, new Set([...touched, ...writer.touchedRuns()]));
     saveFileState(db, file, { offset: pendingEnd.offset, line: pendingEnd.line, format: 'native', refused }, size);
   });
   const flush = () => {

@@ -15,7 +15,7 @@ import { createRecordWriter } from '../store/write-records';
 import { insertImportErrors, saveFileState, settleForeignRuns } from '../store/import-files';
 import { parseForeign } from './foreign-formats';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
-import { makeTextWellFormed, noteWellFormed, wellFormedMessages, type WellFormedTally } from './native/well-formed-text';
+import { tallyWellFormed, wellFormedMessages, type WellFormedTally } from './native/well-formed-text';
 import { BOM_IGNORED_MESSAGE, finish, invalidUtf8Message, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
 import { importOtlpStreaming, importOtlpStreamingAsync, type StreamImportOptions } from './otlp/otlp-stream-import';
 import { UnusualOtlpShape } from './otlp/otlp-span-stream';
@@ -62,17 +62,16 @@ export function importWhole(db: Db, fd: number, file: string, size: number, form
   const writer = createRecordWriter(db);
   const problems: ImportError[] = parsed.errors.map((e) => ({ file, ...e }));
   const ids = createRunIdResolver(db, file);
+  // Made well-formed before the ids are looked up (the stored id is the well-formed one).
   const wellFormed: WellFormedTally = new Map();
+  tallyWellFormed(parsed.records, wellFormed);
   for (const r of parsed.records) {
-    // Made well-formed before its id is looked up (the stored id is the well-formed one); said under the id stored.
-    const fixed = new Set<string>();
-    makeTextWellFormed(r, fixed);
     const id = ids.resolve(r.run_id);
     if (id.renamedFrom) problems.push({ file, line: 1, level: 'warning', message: collisionMessage(r.run_id, id.runId, id.renamedFrom.owner) });
     r.run_id = id.runId;
-    if (fixed.size > 0) noteWellFormed(wellFormed, r.run_id, fixed);
   }
-  for (const message of wellFormedMessages(wellFormed)) problems.push({ file, line: 1, level: 'warning', message });
+  // Said under the id each run is stored as (the resolver answers a known id again without a second warning).
+  for (const message of wellFormedMessages(wellFormed, (runId) => ids.resolve(runId).runId)) problems.push({ file, line: 1, level: 'warning', message });
   const where = (r: TraceRecord) => ('step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`);
   const apply = (w: ReturnType<typeof createRecordWriter>, records: TraceRecord[]) =>
     w.applyBatch(records, file).forEach((fields, i) => {

@@ -39,22 +39,14 @@ export function catchUpStepCounts(db: Db, now = Date.now()): void {
  * (write-records.ts), and the count and the version are read in one
  * transaction.
  */
-export function storeStepCounts(db: Db, ...runIds: Iterable<string>[]): void {
+export function storeStepCounts(db: Db, runIds: Iterable<string>): void {
+  // One statement per run reads its count and its version together.
   const store = db.prepare(
     `INSERT INTO run_step_counts (run_id, version, steps)
      SELECT run_id, updated_at, (SELECT COUNT(*) FROM steps WHERE run_id = @run_id) FROM runs WHERE run_id = @run_id
      ON CONFLICT(run_id) DO UPDATE SET version = excluded.version, steps = excluded.steps`,
   );
-  const done = new Set<string>();
-  db.transaction(() => {
-    for (const ids of runIds) {
-      for (const id of ids) {
-        if (done.has(id)) continue;
-        done.add(id);
-        store.run({ run_id: id });
-      }
-    }
-  })();
+  for (const id of runIds) store.run({ run_id: id });
 }
 
 /** The count statement of each connection, prepared once: the text index's catch-up asks it for every run it looks at. */

@@ -36,19 +36,18 @@ export type WellFormedTally = Map<string, Set<string>>;
  * of them a warning of its own (thousands for a big run).
  */
 export function tallyWellFormed(records: { run_id: string }[], tally: WellFormedTally): void {
+  // One set for the fields of the record at hand: this runs for every record of a streamed import.
+  const fixed = new Set<string>();
   for (const r of records) {
-    const fields = new Set<string>();
-    if (makeTextWellFormed(r, fields) > 0) noteWellFormed(tally, r.run_id, fields);
+    if (makeTextWellFormed(r, fixed) === 0) continue;
+    let seen = tally.get(r.run_id);
+    if (!seen) tally.set(r.run_id, (seen = new Set()));
+    for (const f of fixed) seen.add(f);
+    fixed.clear();
   }
 }
 
-/** Adds fields made well-formed in a record of `runId` (the id as stored) to `tally`. */
-export function noteWellFormed(tally: WellFormedTally, runId: string, fields: Set<string>): void {
-  const seen = tally.get(runId);
-  if (seen) for (const f of fields) seen.add(f);
-  else tally.set(runId, fields);
-}
-
-export function wellFormedMessages(tally: WellFormedTally): string[] {
-  return [...tally].map(([runId, fields]) => `run ${runId}: unpaired UTF-16 surrogates replaced by U+FFFD in ${[...fields].sort().join(', ')}`);
+/** One message per run of `tally`, naming the run by the id it is stored under (`storedId`: renamed on a collision). */
+export function wellFormedMessages(tally: WellFormedTally, storedId: (runId: string) => string = (id) => id): string[] {
+  return [...tally].map(([runId, fields]) => `run ${storedId(runId)}: unpaired UTF-16 surrogates replaced by U+FFFD in ${[...fields].sort().join(', ')}`);
 }

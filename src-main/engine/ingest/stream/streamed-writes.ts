@@ -132,14 +132,16 @@ export class StreamedWrites {
           }
         });
       }
-      // Each block gives the runs it wrote a new version (their first block's run upsert is the only other write to
-      // the run row): a count or index stamped between two blocks is then never taken as current.
-      touchRuns(db, runIdsOf(records));
       insertImportErrors(db, problems);
       if (last) {
+        // The last block settles every run of the file (a new version each, and its step count).
         for (const id of this.writer.touchedRuns()) this.touched.add(id);
         settleForeignRuns(db, this.touched);
         saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
+      } else {
+        // Each other block gives the runs it wrote a new version (their first block's run upsert is the only other
+        // write to the run row): a count or index stamped between two blocks is then never taken as current.
+        touchRuns(db, runIdsOf(records));
       }
     })();
     for (const id of this.writer.touchedRuns()) this.touched.add(id);
