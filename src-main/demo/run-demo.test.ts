@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importedRun, tempHome } from '../../test/support/demo-runs';
+import { hasRealTiming } from '../../src-renderer/src/waterfall/time-axis';
 import { runDemo } from './run-demo';
 
 describe('tb demo', () => {
@@ -23,6 +24,8 @@ describe('tb demo', () => {
     const kinds = new Set(failing.map((r) => r.run.tags.variant));
     expect(kinds).toEqual(new Set(['irrelevant-retrieval', 'tool-exception', 'refusal', 'planted']));
     expect(new Set(runs.map((r) => r.run.pipeline))).toEqual(new Set(['support-bot', 'research-team']));
+    // Simulated models and services take time, so every demo run opens on its waterfall, on any machine.
+    for (const r of runs) expect(hasRealTiming(r.steps), `${r.run.tags.variant} has real timing`).toBe(true);
   });
 
   it('asked for fewer than six runs it still writes six, with every failure kind among them', async () => {

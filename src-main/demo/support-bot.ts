@@ -35,6 +35,7 @@ import { calculate } from './calculator';
 import { NIMBUS_DOCS, type Doc } from './corpus/nimbus-docs';
 import { demoEntry, isMainModule } from './script-main';
 import { seedFrom } from './seeded-random';
+import { afterGeneration, afterWait, SEARCH_MS, SERVICE_MS } from './simulated-latency';
 import { simulateSupportModel, type ChatMessage, type ModelReply, type ToolCall } from './support-model';
 
 export interface SupportVariant {
@@ -92,8 +93,11 @@ export async function runSupportBot(
   const seed = opts.seed ?? 1;
   const index = new Bm25Index<Doc>(NIMBUS_DOCS, (d) => (variant.field === 'text' ? `${d.title} ${d.text}` : (d as { summary?: string }).summary));
 
-  const retrieve = step('retrieve', 'retrieval', (req: { query: string; k: number; field: string }): Passage[] =>
-    index.search(req.query, req.k).map(({ doc, score }) => ({ id: doc.id, title: doc.title, text: doc.text, score })),
+  const retrieve = step('retrieve', 'retrieval', (req: { query: string; k: number; field: string }): Promise<Passage[]> =>
+    afterWait(
+      index.search(req.query, req.k).map(({ doc, score }) => ({ id: doc.id, title: doc.title, text: doc.text, score })),
+      SEARCH_MS,
+    ),
   );
 
   const buildPrompt = step('build_prompt', 'prompt', (req: { question: string; passages: Passage[] }): ChatMessage[] => [
@@ -115,7 +119,7 @@ export async function runSupportBot(
     const completion = simulateSupportModel(req.messages, { model: req.model, safety: variant.safety, seed: seedFrom(seed, turn++) });
     s.setUsage({ ...completion.usage, total_tokens: completion.usage.input_tokens + completion.usage.output_tokens });
     s.setMetadata({ finish_reason: completion.finishReason, safety_filter: variant.safety });
-    return completion.reply;
+    return afterGeneration(completion.reply, completion.usage.output_tokens);
   });
 
   const calculator = step('calculator', 'tool', (input: { expression: string }) => calculate(input.expression));
@@ -128,7 +132,7 @@ export async function runSupportBot(
       throw new RatesServiceError(503, `rates service unavailable (503) for ${input.from}->${input.to}`);
     }
     if (input.from !== 'USD' || input.to !== 'EUR') throw new RatesServiceError(404, `no rate for ${input.from}->${input.to}`);
-    return 0.92;
+    return afterWait(0.92, SERVICE_MS);
   });
 
   /** One retry for transient failures, as most tool clients do. */
@@ -143,7 +147,7 @@ export async function runSupportBot(
   };
 
   const answerQuestion = async (run: RunHandle): Promise<string> => {
-    const passages = retrieve({ query: variant.question, k: 3, field: variant.field });
+    const passages = await retrieve({ query: variant.question, k: 3, field: variant.field });
     const messages = buildPrompt({ question: variant.question, passages });
     let reply = await generate({ model: MODEL, messages });
     for (let i = 0; i < 4 && typeof reply !== 'string'; i++) {

@@ -15,6 +15,7 @@
 import type { CityRow } from './corpus/cities';
 import { COUNTRIES } from './corpus/cities';
 import { pick, type Rng } from './seeded-random';
+import { afterGeneration } from './simulated-latency';
 
 const OVERLOOK_RATE = 0.03;
 
@@ -46,6 +47,8 @@ export interface TeamModel {
 const tokens = (v: unknown) => Math.ceil(JSON.stringify(v).length / 4);
 const usage = (input: unknown, output: unknown): Usage => ({ input_tokens: tokens(input), output_tokens: tokens(output) });
 
+const timed = <T>(c: Completion<T>): Promise<Completion<T>> => afterGeneration(c, c.usage.output_tokens);
+
 function parseThreshold(question: string): number {
   const m = /over\s+([\d.,]+)\s*(million|m\b|thousand|k\b)?/i.exec(question);
   if (!m) return 1_000_000;
@@ -67,11 +70,11 @@ export const simulatedTeamModel: TeamModel = {
     const named = /size by (metro_population|population)\b/i.exec(instructions)?.[1];
     const measure = named === 'metro_population' ? 'metro_population' : 'population';
     const value: ResearchPlan = { country, measure, op: '>', threshold: parseThreshold(question) };
-    return { value, usage: usage({ question, instructions }, value) };
+    return timed({ value, usage: usage({ question, instructions }, value) });
   },
   async summarize(rows, plan, rng) {
     const value = rows.filter(() => rng() >= OVERLOOK_RATE).map((r) => r.city);
-    return { value, usage: usage({ rows, plan }, value) };
+    return timed({ value, usage: usage({ rows, plan }, value) });
   },
   async write(question, cities, instructions, rng) {
     const country = COUNTRIES.find((c) => question.includes(c)) ?? 'the country';
@@ -86,13 +89,13 @@ export const simulatedTeamModel: TeamModel = {
         `In ${country}, ${cities.length} cities qualify: ${joinNames(cities)}.`,
       ]);
     }
-    return { value, usage: usage({ question, cities, instructions }, value) };
+    return timed({ value, usage: usage({ question, cities, instructions }, value) });
   },
   async critique(answer, cities) {
     const missing = cities.filter((c) => !answer.includes(c));
     const value = missing.length
       ? { approved: false, comments: `The answer leaves out ${joinNames(missing)}.` }
       : { approved: true, comments: 'The answer lists every city in the findings.' };
-    return { value, usage: usage({ answer, cities }, value) };
+    return timed({ value, usage: usage({ answer, cities }, value) });
   },
 };
