@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TraceRecord } from '../../src-shared/trace-format';
 import { syntheticRunRecords } from '../../test/support/synthetic-trace';
@@ -5,6 +8,9 @@ import { openDatabase, type Db } from './store/open-database';
 import { createRecordWriter, touchRuns } from './store/write-records';
 import { listRuns } from './store/read-runs';
 import { startIdleCatchUp, type IdleCatchUp } from './idle-catch-up';
+import { BULK_IMPORT_MIN_BYTES, checkpointOwed } from './store/bulk-write';
+import { importFile } from './ingest/import-file';
+import { toJsonl } from '../../test/support/synthetic-trace';
 
 let idle: IdleCatchUp | null = null;
 afterEach(() => idle?.stop());
@@ -55,5 +61,27 @@ describe('the idle catch-up', () => {
     // The search indexes it (its catch-up has no size limit) and finds its text.
     expect(listRuns(db, { search: 'output of step 55' }).map((r) => r.run_id)).toEqual(['big']);
     expect(indexedRuns(db)).toEqual(['big', 'small']);
+  });
+
+  it('copies the pages a big import left in the WAL into the database file once idle, and puts the usual checkpoints back', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-idle-'));
+    try {
+      const trace = path.join(dir, 'big.jsonl');
+      fs.writeFileSync(trace, toJsonl(syntheticRunRecords({ runId: 'big', steps: 20_000 })));
+      expect(fs.statSync(trace).size).toBeGreaterThan(BULK_IMPORT_MIN_BYTES);
+      const dbFile = path.join(dir, 'traces.db');
+      const db = openDatabase(dbFile);
+      expect(importFile(db, trace, { final: true }).newErrors).toEqual([]);
+      expect(checkpointOwed(db)).toBe(true);
+      const walOnly = fs.statSync(dbFile).size;
+      idle = startIdleCatchUp(db, { idleMs: 30, pauseMs: 5, bigRunSteps: 100 });
+      idle.poke();
+      await expect.poll(() => checkpointOwed(db), { timeout: 10_000 }).toBe(false);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+      expect(fs.statSync(dbFile).size).toBeGreaterThan(walOnly * 10);
+      db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

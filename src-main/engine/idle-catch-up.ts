@@ -5,9 +5,12 @@
  * pay for it. Work is done in slices between which the event loop turns, and
  * only after the engine has had no call for a moment, so a user clicking
  * around waits for at most one slice. A run is indexed whole, so runs of more
- * than 20,000 steps (~0.25 s each) are left to the first search.
+ * than 20,000 steps (~0.25 s each) are left to the first search. Last, in a
+ * slice of its own, it runs the WAL checkpoint a bulk import left owed
+ * (store/bulk-write.ts).
  */
 import type { Db } from './store/open-database';
+import { checkpointOwed, runOwedCheckpoint } from './store/bulk-write';
 import { catchUpUnlessBusy } from './store/catch-up-marks';
 import { catchUpStepCounts } from './store/step-counts';
 import { catchUpStepText } from './store/step-text-index';
@@ -39,6 +42,7 @@ export function startIdleCatchUp(db: Db, opts: IdleCatchUpOptions = {}): IdleCat
   let lastCall = performance.now();
   let timer: ReturnType<typeof setTimeout> | null = null;
   let stopped = false;
+  let checkpointNext = false;
   const schedule = (ms: number) => {
     if (stopped || timer) return;
     timer = setTimeout(tick, ms);
@@ -48,6 +52,13 @@ export function startIdleCatchUp(db: Db, opts: IdleCatchUpOptions = {}): IdleCat
     timer = null;
     const quietFor = performance.now() - lastCall;
     if (quietFor < idleMs) return schedule(Math.max(pauseMs, idleMs - quietFor));
+    // Derived tables first, then one slice of its own for the checkpoint a bulk import left owed: it copies
+    // what the import and the catch-up wrote in one go.
+    if (checkpointNext) {
+      checkpointNext = false;
+      runOwedCheckpoint(db);
+      return;
+    }
     let complete: boolean | null = null;
     catchUpUnlessBusy(db, () => {
       catchUpStepCounts(db);
@@ -56,6 +67,10 @@ export function startIdleCatchUp(db: Db, opts: IdleCatchUpOptions = {}): IdleCat
     // Another connection was writing (`tb import` beside the app): look again later.
     if (complete === null) schedule(idleMs);
     else if (!complete) schedule(pauseMs);
+    else if (checkpointOwed(db)) {
+      checkpointNext = true;
+      schedule(pauseMs);
+    }
   }
   return {
     poke: () => schedule(pauseMs),

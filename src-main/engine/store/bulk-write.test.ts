@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from './open-database';
-import { BULK_IMPORT_MIN_BYTES, beginStreamedImport, deferCheckpoints } from './bulk-write';
+import { BULK_IMPORT_MIN_BYTES, beginStreamedImport, checkpointOwed, deferCheckpoints, runOwedCheckpoint } from './bulk-write';
 import { importFile } from '../ingest/import-file';
 import { importFileAsync } from '../ingest/import-file-async';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
@@ -22,7 +22,7 @@ const autocheckpoint = (db: Db) => db.pragma('wal_autocheckpoint', { simple: tru
 const walBytes = (file: string) => (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0);
 
 describe('bulk-write settings', () => {
-  it('hold while any import runs, and the last to finish puts them back and checkpoints', () => {
+  it('hold while any import runs; the owed checkpoint runs only after the last has finished, and puts the usual checkpoints back', () => {
     const db = openDatabase(path.join(tempDir(), 'a.db'));
     const cache = db.pragma('cache_size', { simple: true });
     const outer = beginStreamedImport(db);
@@ -33,8 +33,14 @@ describe('bulk-write settings', () => {
     outer(); // a second call of the same release changes nothing
     expect(autocheckpoint(db)).toBeGreaterThan(1000);
     expect(db.pragma('cache_size', { simple: true })).toBe(cache);
+    expect(checkpointOwed(db)).toBe(false);
+    expect(runOwedCheckpoint(db)).toBe(false); // an import still runs
     inner();
+    expect(checkpointOwed(db)).toBe(true);
+    expect(autocheckpoint(db)).toBeGreaterThan(1000);
+    expect(runOwedCheckpoint(db)).toBe(true);
     expect(autocheckpoint(db)).toBe(1000);
+    expect(runOwedCheckpoint(db)).toBe(false);
     db.close();
   });
 
@@ -61,8 +67,11 @@ describe('bulk-write settings', () => {
     expect(duringImport).toBeGreaterThan(1000);
     // With a checkpoint every 1,000 pages the WAL would stay near 4 MB (1,000 × 4 kB).
     expect(largestWal).toBeGreaterThan(1000 * 4096 * 1.5);
+    // The import returns without copying its pages into the database file: that is left owed.
+    expect(checkpointOwed(db)).toBe(true);
+    expect(fs.statSync(dbFile).size).toBeLessThan(largestWal / 10);
+    expect(runOwedCheckpoint(db)).toBe(true);
     expect(autocheckpoint(db)).toBe(1000);
-    // The import's own checkpoint copied its pages into the database file (without it the file holds the schema only).
     expect(fs.statSync(dbFile).size).toBeGreaterThan(largestWal / 2);
     db.close();
   });
@@ -80,6 +89,9 @@ describe('bulk-write settings', () => {
         },
       }),
     ).rejects.toThrow('progress hook failed');
+    // Its hold was let go: the checkpoint it left is owed, not stuck behind an import that will never end.
+    expect(checkpointOwed(db)).toBe(true);
+    expect(runOwedCheckpoint(db)).toBe(true);
     expect(autocheckpoint(db)).toBe(1000);
     db.close();
   });
@@ -92,6 +104,7 @@ describe('bulk-write settings', () => {
     let duringImport = 0;
     importFile(db, file, { final: true, onChunkCommitted: () => (duringImport = autocheckpoint(db)) });
     expect(duringImport).toBe(1000);
+    expect(checkpointOwed(db)).toBe(false);
     db.close();
   });
 });

@@ -7,9 +7,11 @@
  *   commits ~25 blocks, ran a checkpoint and its fsync after nearly every
  *   block: ~0.5 s of its ~2.6 s (CPU profile: sqliteTransaction's own time),
  *   where the raw insert it is compared with checkpoints once. While the
- *   import runs the WAL may grow to BULK_CHECKPOINT_PAGES; at its end one
- *   passive checkpoint copies what is left. Durability is unchanged: commits
- *   are in the WAL either way, and a checkpoint only moves them to the file.
+ *   import runs the WAL may grow to BULK_CHECKPOINT_PAGES; one passive
+ *   checkpoint copies what is left when the engine is next idle (or the
+ *   connection closes), off the import's path as it is off the raw insert's.
+ *   Durability is unchanged: commits are in the WAL either way, and a
+ *   checkpoint only moves them to the file.
  * - A streamed foreign import can lower the page cache (it writes fresh rows
  *   and gains little from 64 MB; a 500 MB OTLP file peaked ~75 MB higher with
  *   it, bench/otlp-large-file.ts, goal ≤ 300 MB).
@@ -37,8 +39,8 @@ interface Held {
 /** Per connection and setting: how many holders, and the value to put back. */
 const holds = new WeakMap<Db, Map<string, Held>>();
 
-/** Sets `pragma` to `value` while held; the last holder to let go puts the previous value back and runs `onLastRelease`. */
-function holdPragma(db: Db, pragma: string, value: number, onLastRelease?: () => void): () => void {
+/** Sets `pragma` to `value` while held; the last holder to let go puts the previous value back. */
+function holdPragma(db: Db, pragma: string, value: number): () => void {
   let byPragma = holds.get(db);
   if (!byPragma) holds.set(db, (byPragma = new Map()));
   let held = byPragma.get(pragma);
@@ -58,25 +60,59 @@ function holdPragma(db: Db, pragma: string, value: number, onLastRelease?: () =>
     // Run from `finally` blocks: a connection closed meanwhile must not replace the import's own error.
     if (!db.open) return;
     db.pragma(`${pragma} = ${Number(mine.previous)}`);
-    onLastRelease?.();
   };
 }
 
+/** Per connection: imports holding checkpoints back, and the autocheckpoint setting to put back. */
+const deferred = new WeakMap<Db, { holders: number; previous: number }>();
+
 /**
- * Checkpoints wait until the import lets go (or the WAL reaches ~64 MB); then
- * one passive checkpoint runs, so the next small import does not pay for this one's pages.
+ * Checkpoints wait while the import runs (or until the WAL reaches ~64 MB),
+ * and after it too: the pages it left are copied by `runOwedCheckpoint`,
+ * which the long-lived engine calls when it is idle (idle-catch-up.ts), so
+ * neither the import nor the next small write pays for them. A one-shot `tb`
+ * command leaves them to the close, where SQLite checkpoints anyway.
  */
 export function deferCheckpoints(db: Db): () => void {
-  return holdPragma(db, 'wal_autocheckpoint', BULK_CHECKPOINT_PAGES, () => {
-    // PASSIVE: never waits for a reader; whatever a reader still needs is copied by a later checkpoint.
-    // A failure here (the disk filled up during the import) is left to that later checkpoint: the
-    // import's own error, if any, is the one to report.
-    try {
-      db.pragma('wal_checkpoint(PASSIVE)');
-    } catch {
-      /* the next commit past 1,000 WAL pages checkpoints again */
-    }
-  });
+  let state = deferred.get(db);
+  if (!state) {
+    state = { holders: 0, previous: db.pragma('wal_autocheckpoint', { simple: true }) as number };
+    deferred.set(db, state);
+    db.pragma(`wal_autocheckpoint = ${BULK_CHECKPOINT_PAGES}`);
+  }
+  state.holders++;
+  const mine = state;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    mine.holders--;
+  };
+}
+
+/** True while the pages of a finished bulk import wait for `runOwedCheckpoint`. */
+export function checkpointOwed(db: Db): boolean {
+  const state = deferred.get(db);
+  return state !== undefined && state.holders === 0;
+}
+
+/**
+ * Copies what the finished bulk imports left in the WAL into the database
+ * file and puts the usual checkpoints back. Nothing to do (false) while an
+ * import still runs or none left pages. PASSIVE: never waits for a reader;
+ * whatever a reader still needs is copied by a later checkpoint.
+ */
+export function runOwedCheckpoint(db: Db): boolean {
+  const state = deferred.get(db);
+  if (!state || state.holders > 0 || !db.open) return false;
+  deferred.delete(db);
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // The disk filled up, or another connection holds the write lock: the next commit past 1,000 WAL pages checkpoints again.
+  }
+  db.pragma(`wal_autocheckpoint = ${Number(state.previous)}`);
+  return true;
 }
 
 /** The smaller page cache of a streamed import, put back when the last one ends. */

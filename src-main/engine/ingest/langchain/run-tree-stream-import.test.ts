@@ -15,6 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ImportError } from '../../../../src-shared/model';
 import type { ImportProgress } from '../../../../src-shared/import-progress';
 import { openDatabase, type Db } from '../../store/open-database';
+import { runOwedCheckpoint } from '../../store/bulk-write';
 import { detectFileFormat } from '../foreign-formats';
 import { importForeign, importWhole } from '../import-foreign';
 import { importFileAsync } from '../import-file-async';
@@ -299,6 +300,9 @@ describe('streaming LangChain import of a big file', () => {
     });
     clearInterval(ticker);
     expect(during).toEqual(new Set(['cache -16000, autocheckpoint 16384']));
+    // The page cache is back at once; the usual checkpoints come back with the checkpoint the import left owed.
+    expect(settings()).toBe(usual.replace(/autocheckpoint \d+/, 'autocheckpoint 16384'));
+    expect(runOwedCheckpoint(db)).toBe(true);
     expect(settings()).toBe(usual);
     expect(result.newErrors).toEqual([]);
     expect(result.runs).toHaveLength(8);
