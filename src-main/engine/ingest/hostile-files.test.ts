@@ -109,6 +109,37 @@ describe('size and depth', () => {
     expect(messages(file).join('\n')).toMatch(/^2: field "input": 1 value\(s\) nested deeper than 256 levels were replaced/m);
   });
 
+  it('a pretty-printed file read whole names the line and column of its JSON error, and each chat message its own line', () => {
+    const runs = [{ id: 'pp-root', name: 'agent', run_type: 'chain', start_time: 1_795_999_066_315, end_time: 1_795_999_066_400, inputs: { q: 'hi' }, outputs: { a: 'yo' }, child_runs: [] }];
+    const pretty = JSON.stringify(runs, null, 2);
+    // A comma lost while editing by hand: the error is where the next member starts, not line 1.
+    const noComma = pretty.replace('"yo"\n    },', '"yo"\n    }');
+    const lc = write('lost-comma.langchain.json', noComma);
+    expect(importFile(db, lc, { final: true }).runs).toEqual([]);
+    const at = noComma.split('\n').findIndex((l) => l.includes('"child_runs"')) + 1;
+    expect(at).toBeGreaterThan(1);
+    expect(messages(lc)).toEqual([`${at}: not valid JSON at column 5: expected ',' or '}', found '"'; nothing imported`]);
+    // Cut off while written: one error at its last line.
+    const cutText = pretty.slice(0, pretty.indexOf('"child_runs"') + 15);
+    const cut = write('cut.langchain.json', cutText);
+    importFile(db, cut, { final: true });
+    expect(messages(cut)).toEqual([expect.stringMatching(new RegExp(`^${cutText.split('\n').length}: not valid JSON at column \\d+: the file ends in the middle of the document`))]);
+
+    // A chat transcript: a message that is not one is named at the line it starts on.
+    const chat = { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user' }, { role: 'assistant', content: 'bye' }] };
+    const chatText = JSON.stringify(chat, null, 2);
+    const transcript = write('pretty.chat.json', chatText);
+    importFile(db, transcript, { final: true });
+    const third = chatText.split('\n').findIndex((l, i, all) => l.trim() === '{' && all[i + 1].includes('"role": "user"') && !all[i + 2].includes('content')) + 1;
+    expect(third).toBeGreaterThan(1);
+    expect(messages(transcript)).toEqual([`${third}: messages[2]: not a chat message (needs "content" and "role", "name" or "source"); skipped`]);
+    // Cut off: one error at the end, not one per line of the fragments.
+    const cutChat = chatText.slice(0, chatText.indexOf('"bye"'));
+    const cutFile = write('cut.chat.json', cutChat);
+    importFile(db, cutFile, { final: true });
+    expect(messages(cutFile)).toEqual([expect.stringMatching(new RegExp(`^${cutChat.split('\n').length}: not valid JSON at column \\d+: the file ends in the middle of the document .*; nothing imported$`))]);
+  });
+
   it('a field over the size cap in a foreign file is named with the line of its span or run, not line 1', () => {
     const huge = 'x'.repeat(1_100_000);
     // OTLP as JSON Lines: one request per line, the big span on line 3.

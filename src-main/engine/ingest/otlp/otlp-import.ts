@@ -9,6 +9,7 @@ import { isObject } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { eventsOf, spanError, spanFacts } from './otlp-span-mapping';
 import { attributeMap, decodeId, nanosToMs, spanKindName, statusIsError } from './otlp-values';
+import { brokenDocumentError, documentErrorMessage } from '../foreign/json-text-places';
 
 export interface Located {
   span: Record<string, unknown>;
@@ -90,7 +91,12 @@ function parseRequests(text: string, issues: ForeignIssue[]): Located[] {
     const doc = JSON.parse(trimmed) as unknown;
     return collectSpans(doc, 1, spanIdLines(text), '', issues);
   } catch {
-    // Not one document: JSON Lines, one request per line.
+    // Not one document: JSON Lines, one request per line; unless it is one document spanning lines that is broken.
+    const broken = brokenDocumentError(trimmed);
+    if (broken) {
+      issues.push({ line: broken.line, level: 'error', message: `${documentErrorMessage(broken)}; nothing imported` });
+      return [];
+    }
   }
   const out: Located[] = [];
   const lines = text.split('\n');

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Json, StepType } from '../../../../src-shared/trace-format';
 import { isObject } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
+import { brokenDocumentError, documentErrorMessage, listElementLines } from '../foreign/json-text-places';
 
 type Message = Record<string, Json>;
 
@@ -60,14 +61,22 @@ function messagesOf(text: string, issues: ForeignIssue[]): { message: Message; l
       return [];
     }
     const prefix = Array.isArray(doc) ? '' : key!;
+    // The line each message starts on, for messages about it (a pretty-printed transcript spans many).
+    const lines = listElementLines(text, Array.isArray(doc) ? null : key);
+    const lineOf = (i: number) => lines?.[i] ?? 1;
     const out: { message: Message; line: number; path: string }[] = [];
     list.forEach((m, i) => {
-      if (looksLikeChatMessage(m)) out.push({ message: m as Message, line: 1, path: `${prefix}[${i}]` });
-      else issues.push({ line: 1, level: 'error', message: `${prefix}[${i}]: not a chat message (needs "content" and "role", "name" or "source"); skipped` });
+      if (looksLikeChatMessage(m)) out.push({ message: m as Message, line: lineOf(i), path: `${prefix}[${i}]` });
+      else issues.push({ line: lineOf(i), level: 'error', message: `${prefix}[${i}]: not a chat message (needs "content" and "role", "name" or "source"); skipped` });
     });
     return out;
   } catch {
-    // One message per line.
+    // One message per line, unless the text is one document spanning lines that is broken: then one error at its place.
+    const broken = brokenDocumentError(text);
+    if (broken) {
+      issues.push({ line: broken.line, level: 'error', message: `${documentErrorMessage(broken)}; nothing imported` });
+      return [];
+    }
   }
   const out: { message: Message; line: number; path: string }[] = [];
   text.split('\n').forEach((raw, i) => {

@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { fuzzCase } from '../../../../test/fuzz/trace-mutations';
+import { brokenDocumentError, firstJsonSyntaxError, listElementLines } from './json-text-places';
+
+const FOREIGN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../test/fixtures/foreign');
+
+const parses = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('the place of a JSON syntax error', () => {
+  it('is the line and column where the text stops being JSON', () => {
+    expect(firstJsonSyntaxError('{\n  "a": 1\n  "b": 2\n}')).toMatchObject({ line: 3, column: 3, problem: "expected ',' or '}', found '\"'" });
+    expect(firstJsonSyntaxError('[\n  1,\n  2,\n]')).toMatchObject({ line: 4, column: 1, problem: "unexpected ']' where a value should be" });
+    expect(firstJsonSyntaxError('{"a":\n  "tab\there"}')).toMatchObject({ line: 2, column: 7, problem: 'the control character U+0009 inside a string (it must be escaped)' });
+    expect(firstJsonSyntaxError('[1]\n[2]')).toMatchObject({ line: 2, column: 1, problem: "more text after the end of the JSON document: '['" });
+    // Cut off while written: the end of the text, on its last line.
+    expect(firstJsonSyntaxError('{\n  "runs": [\n    {"id": "a"')).toMatchObject({ line: 3, column: 15, problem: expect.stringContaining('cut off') });
+    expect(firstJsonSyntaxError('{"a": "unterminated')).toMatchObject({ line: 1, problem: 'the file ends inside a string' });
+  });
+
+  it('agrees with JSON.parse on what is valid: the fixtures, their truncations and the fuzz corpus', () => {
+    const texts: string[] = [];
+    for (const name of fs.readdirSync(FOREIGN).filter((n) => n.endsWith('.json'))) {
+      const text = fs.readFileSync(path.join(FOREIGN, name), 'utf8');
+      texts.push(text);
+      for (let cut = 1; cut < 40; cut++) texts.push(text.slice(0, Math.floor((text.length * cut) / 40)));
+    }
+    for (let i = 0; i < 300; i++) texts.push(fuzzCase(7, i).bytes.toString('utf8'));
+    texts.push('', ' ', '-', '-0', '01', '1.', '.5', '1e', '1e+', '"\\u00e9"', '"\\ud800"', '[]', '{}', '[,]', '{"a" : [ true , false , null ] }', '\u00a0[]', '[1,]', 'nul', 'true false');
+    let invalid = 0;
+    for (const text of texts) {
+      const ok = parses(text);
+      if (!ok) invalid++;
+      expect(firstJsonSyntaxError(text) === null, JSON.stringify(text.slice(0, 120))).toBe(ok);
+    }
+    expect(invalid).toBeGreaterThan(100);
+  });
+
+  it('nested 100,000 deep does not overflow', () => {
+    expect(firstJsonSyntaxError('['.repeat(100_000) + ']'.repeat(100_000))).toBeNull();
+    expect(firstJsonSyntaxError('['.repeat(100_000))).toMatchObject({ line: 1, column: 100_001 });
+  });
+});
+
+describe('a broken document or JSON Lines', () => {
+  it('a pretty-printed document is one error at its place; JSON Lines, or an error on the first line, read line by line', () => {
+    expect(brokenDocumentError('{\n  "messages": [\n    {"role": "user", "content": "hi"},\n    {"role": "user", "content": "hi"}\n  ]')).toMatchObject({ line: 5 });
+    expect(brokenDocumentError('{"role": "user", "content": "hi"}\n{"role": "assistant", "content": broken}')).toBeNull();
+    // A cut first line of JSON Lines: the lines after it are kept by the line-by-line read.
+    expect(brokenDocumentError('{"role": "user", "content": \n{"role": "assistant", "content": "ok"}\n{"role": "user", "content": "more"}')).toBeNull();
+  });
+});
+
+describe('the lines of a list', () => {
+  it('are where each element starts: of the top-level array, or of the list under a key (its last value when the key repeats)', () => {
+    expect(listElementLines('[\n  {"a": 1},\n  {\n    "b": [1,\n 2]\n  }\n]', null)).toEqual([2, 3]);
+    expect(listElementLines('{"other": [0, 0],\n "messages": [\n  {"a": 1},\n\n  {"b": 2}\n ],\n "more": [9]}', 'messages')).toEqual([3, 5]);
+    expect(listElementLines('{"messages": [1],\n"messages": [\n2]}', 'messages')).toEqual([3]);
+    expect(listElementLines('{"messages": [1', 'messages')).toBeNull();
+  });
+});

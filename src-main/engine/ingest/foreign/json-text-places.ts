@@ -1,0 +1,229 @@
+/**
+ * Where things are in the text of a JSON document, for messages about a file
+ * that is read whole (a pretty-printed LangChain export, a chat transcript):
+ * the line and column of its first syntax error, which JSON.parse does not
+ * always give (V8 words some errors with a quote of the text and no
+ * position), and the line each message of a transcript starts on.
+ *
+ * One scanner for both, run only on those paths: it follows RFC 8259 as
+ * JSON.parse does, keeps no values, and uses an explicit stack so a document
+ * nested thousands deep does not overflow.
+ */
+
+export interface JsonSyntaxError {
+  /** UTF-16 offset into the text. */
+  offset: number;
+  /** 1-based. */
+  line: number;
+  /** 1-based, in UTF-16 units. */
+  column: number;
+  problem: string;
+}
+
+const VALUE = 0;
+/** Just after "[": a value or "]". */
+const VALUE_OR_CLOSE = 1;
+/** Just after "{": a key or "}". */
+const KEY_OR_CLOSE = 2;
+/** After "," in an object. */
+const KEY = 3;
+const COLON = 4;
+const COMMA_OR_CLOSE = 5;
+const DONE = 6;
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const HEX4 = /[0-9a-fA-F]{4}/y;
+
+class Stop {
+  constructor(
+    readonly offset: number,
+    readonly problem: string,
+  ) {}
+}
+
+/** What a character is, for a message: printable ones quoted, the rest (controls, lone surrogates) by code. */
+function describeChar(text: string, i: number): string {
+  const c = text.codePointAt(i)!;
+  if (c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0) || (c >= 0xd800 && c <= 0xdfff)) return `the control character U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
+  return `'${String.fromCodePoint(c)}'`;
+}
+
+interface ScanHooks {
+  /** A value starts at `offset`, `depth` containers deep (0 = the document). */
+  value?(offset: number, depth: number, line: number): void;
+  /** A key of the top-level object was read (decoded). */
+  topKey?(key: string): void;
+}
+
+/** Scans the text; returns null when it is one valid JSON document, else the first error. */
+function scan(text: string, hooks: ScanHooks = {}): JsonSyntaxError | null {
+  const n = text.length;
+  const stack: number[] = []; // 0 = array, 1 = object
+  let state = VALUE;
+  let i = 0;
+  let line = 1;
+  let lineStart = 0;
+  const afterValue = () => (stack.length === 0 ? DONE : COMMA_OR_CLOSE);
+  const skipString = (): number => {
+    // text[i] is the opening quote; returns the offset after the closing one.
+    let j = i + 1;
+    for (;;) {
+      if (j >= n) throw new Stop(j, 'the file ends inside a string');
+      const c = text.charCodeAt(j);
+      if (c === 0x22) return j + 1;
+      if (c === 0x5c) {
+        const e = text[j + 1];
+        if (e === undefined) throw new Stop(j + 1, 'the file ends inside a string');
+        if (e === 'u') {
+          HEX4.lastIndex = j + 2;
+          if (!HEX4.test(text)) throw new Stop(j, 'a \\u escape needs four hex digits');
+          j += 6;
+        } else if ('"\\/bfnrt'.includes(e)) j += 2;
+        else throw new Stop(j, `the escape \\${e} is not allowed in JSON`);
+        continue;
+      }
+      if (c < 0x20) throw new Stop(j, `${describeChar(text, j)} inside a string (it must be escaped)`);
+      j++;
+    }
+  };
+  try {
+    for (;;) {
+      // Whitespace; newlines are counted here (a valid string holds none).
+      for (; i < n; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 0x0a) {
+          line++;
+          lineStart = i + 1;
+        } else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) break;
+      }
+      if (i >= n) {
+        if (state === DONE) return null;
+        throw new Stop(i, n === 0 || (state === VALUE && stack.length === 0) ? 'the file holds no JSON value' : 'the file ends in the middle of the document (cut off while it was written?)');
+      }
+      const ch = text[i];
+      if (state === VALUE || state === VALUE_OR_CLOSE) {
+        if (state === VALUE_OR_CLOSE && ch === ']') {
+          stack.pop();
+          i++;
+          state = afterValue();
+          continue;
+        }
+        hooks.value?.(i, stack.length, line);
+        if (ch === '{' || ch === '[') {
+          stack.push(ch === '[' ? 0 : 1);
+          state = ch === '[' ? VALUE_OR_CLOSE : KEY_OR_CLOSE;
+          i++;
+          continue;
+        }
+        if (ch === '"') i = skipString();
+        else if (ch === '-' || (ch >= '0' && ch <= '9')) {
+          NUMBER.lastIndex = i;
+          const m = NUMBER.exec(text);
+          if (!m) throw new Stop(i, 'a malformed number');
+          i += m[0].length;
+        } else if (text.startsWith('true', i)) i += 4;
+        else if (text.startsWith('false', i)) i += 5;
+        else if (text.startsWith('null', i)) i += 4;
+        else throw new Stop(i, `unexpected ${describeChar(text, i)} where a value should be`);
+        state = afterValue();
+      } else if (state === KEY_OR_CLOSE || state === KEY) {
+        if (state === KEY_OR_CLOSE && ch === '}') {
+          stack.pop();
+          i++;
+          state = afterValue();
+        } else if (ch === '"') {
+          const end = skipString();
+          if (stack.length === 1 && hooks.topKey) hooks.topKey(JSON.parse(text.slice(i, end)) as string);
+          i = end;
+          state = COLON;
+        } else throw new Stop(i, `expected a property name in double quotes${state === KEY_OR_CLOSE ? " or '}'" : ''}, found ${describeChar(text, i)}`);
+      } else if (state === COLON) {
+        if (ch !== ':') throw new Stop(i, `expected ':' after a property name, found ${describeChar(text, i)}`);
+        i++;
+        state = VALUE;
+      } else if (state === COMMA_OR_CLOSE) {
+        const inArray = stack[stack.length - 1] === 0;
+        if (ch === ',') {
+          i++;
+          state = inArray ? VALUE : KEY;
+        } else if (ch === (inArray ? ']' : '}')) {
+          stack.pop();
+          i++;
+          state = afterValue();
+        } else throw new Stop(i, `expected ',' or '${inArray ? ']' : '}'}', found ${describeChar(text, i)}`);
+      } else throw new Stop(i, `more text after the end of the JSON document: ${describeChar(text, i)}`);
+    }
+  } catch (err) {
+    if (!(err instanceof Stop)) throw err;
+    // A string may hold a raw newline (the error itself); count lines up to the offset from where the scan stood.
+    let l = line;
+    let start = lineStart;
+    for (let k = lineStart; k < err.offset && k < n; k++) {
+      if (text.charCodeAt(k) === 0x0a) {
+        l++;
+        start = k + 1;
+      }
+    }
+    return { offset: err.offset, line: l, column: err.offset - start + 1, problem: err.problem };
+  }
+}
+
+/** The first syntax error of a text JSON.parse rejected, with its line and column; null if the scanner finds none. */
+export function firstJsonSyntaxError(text: string): JsonSyntaxError | null {
+  return scan(text);
+}
+
+/**
+ * For a text JSON.parse rejected, in a format that may also be JSON Lines:
+ * null when it reads as JSON Lines (at least half of its lines hold a value
+ * of their own, so a line-by-line read keeps them and reports the others),
+ * else the error of the one document it is, spread over lines (a
+ * pretty-printed file, whose lines are mostly fragments).
+ */
+export function brokenDocumentError(text: string): JsonSyntaxError | null {
+  let lines = 0;
+  let values = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    lines++;
+    try {
+      JSON.parse(line);
+      values++;
+    } catch {
+      // a fragment, or a broken line of JSON Lines
+    }
+  }
+  if (lines <= 1 || values * 2 >= lines) return null;
+  return scan(text);
+}
+
+/** The message of a document JSON.parse rejected; its line goes with it as the problem's line. */
+export function documentErrorMessage(error: JsonSyntaxError): string {
+  return `not valid JSON at column ${error.column}: ${error.problem}`;
+}
+
+/**
+ * The line each element of a document's list starts on: the elements of the
+ * top-level array (key null), or of the array under `key` of the top-level
+ * object. Null for a text that is not one valid JSON document.
+ */
+export function listElementLines(text: string, key: string | null): number[] | null {
+  let lines: number[] = [];
+  let lastTopKey: string | null = null;
+  let underKeyIsList = false;
+  const error = scan(text, {
+    topKey: (k) => (lastTopKey = k),
+    value: (offset, depth, line) => {
+      if (key === null) {
+        if (depth === 1) lines.push(line);
+      } else if (lastTopKey === key) {
+        // A repeated key: JSON.parse keeps the last value, so do its lines.
+        if (depth === 1) {
+          lines = [];
+          underKeyIsList = text[offset] === '[';
+        } else if (depth === 2 && underKeyIsList) lines.push(line);
+      }
+    },
+  });
+  return error ? null : lines;
+}
