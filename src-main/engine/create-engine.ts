@@ -93,6 +93,8 @@ export function createEngine(opts: EngineOptions = {}): Engine {
         return { imported: r.imported, errors: r.errors };
       } finally {
         imports.delete(controller);
+        // Also after an import that changed no run: it may have left a checkpoint owed (store/bulk-write.ts).
+        idle?.poke();
       }
     },
     cancelImport: () => {
@@ -147,7 +149,11 @@ export function createEngine(opts: EngineOptions = {}): Engine {
         onProgress: (p) => events.emit('import-progress', p),
         track: (controller) => {
           imports.add(controller);
-          return () => imports.delete(controller);
+          return () => {
+            imports.delete(controller);
+            // Also after an import that changed no run: it may have left a checkpoint owed (store/bulk-write.ts).
+            idle?.poke();
+          };
         },
       })
     : null;

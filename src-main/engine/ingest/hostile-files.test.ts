@@ -140,6 +140,22 @@ describe('size and depth', () => {
     expect(messages(cutFile)).toEqual([expect.stringMatching(new RegExp(`^${cutChat.split('\n').length}: not valid JSON at column \\d+: the file ends in the middle of the document .*; nothing imported$`))]);
   });
 
+  it('OTLP JSON Lines with more broken lines than good, read whole, keep their good lines', () => {
+    const good = (id: number) => JSON.stringify(JSON.parse(otlpDoc([{ id, parent: null, name: `kept ${id}` }], id)));
+    const text = ['', '', good(1), good(2).slice(0, 40), '"resourceSpans": [', '}', good(3)].join('\n');
+    const file = write('mostly-broken.otlp.jsonl', text);
+    const fd = fs.openSync(file, 'r');
+    const errors: ImportError[] = [];
+    try {
+      importWhole(db, fd, file, fs.fstatSync(fd).size, 'otlp', errors);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const runs = db.prepare("SELECT COUNT(*) AS n FROM steps WHERE name IN ('kept 1', 'kept 3')").get() as { n: number };
+    expect(runs.n).toBe(2);
+    expect(errors.filter((e) => e.level === 'error').map((e) => e.line)).toEqual([4, 5, 6]);
+  });
+
   it('a field over the size cap in a foreign file is named with the line of its span or run, not line 1', () => {
     const huge = 'x'.repeat(1_100_000);
     // OTLP as JSON Lines: one request per line, the big span on line 3.

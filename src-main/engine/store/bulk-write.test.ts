@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from './open-database';
+import { closeDatabase, openDatabase, type Db } from './open-database';
 import { BULK_IMPORT_MIN_BYTES, beginStreamedImport, checkpointOwed, deferCheckpoints, runOwedCheckpoint } from './bulk-write';
 import { importFile } from '../ingest/import-file';
 import { importFileAsync } from '../ingest/import-file-async';
@@ -106,5 +106,22 @@ describe('bulk-write settings', () => {
     expect(duringImport).toBe(1000);
     expect(checkpointOwed(db)).toBe(false);
     db.close();
+  });
+
+  it('a one-shot command closing beside an open app still copies its import into the database file', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'big.jsonl');
+    fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'big', steps: 20_000 })));
+    const dbFile = path.join(dir, 'a.db');
+    const app = openDatabase(dbFile);
+    const cli = openDatabase(dbFile);
+    importFile(cli, file, { final: true });
+    expect(checkpointOwed(cli)).toBe(true);
+    const before = fs.statSync(dbFile).size;
+    // SQLite checkpoints on close only for the last connection: the app is still open.
+    closeDatabase(cli);
+    expect(fs.statSync(dbFile).size).toBeGreaterThan(before * 10);
+    expect((app.prepare('SELECT COUNT(*) AS n FROM steps').get() as { n: number }).n).toBe(20_000);
+    app.close();
   });
 });

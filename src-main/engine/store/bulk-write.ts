@@ -71,7 +71,7 @@ const deferred = new WeakMap<Db, { holders: number; previous: number }>();
  * and after it too: the pages it left are copied by `runOwedCheckpoint`,
  * which the long-lived engine calls when it is idle (idle-catch-up.ts), so
  * neither the import nor the next small write pays for them. A one-shot `tb`
- * command leaves them to the close, where SQLite checkpoints anyway.
+ * command runs it when it closes the database (closeDatabase).
  */
 export function deferCheckpoints(db: Db): () => void {
   let state = deferred.get(db);

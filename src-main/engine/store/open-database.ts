@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EngineError } from '../../../src-shared/result';
 import { MIGRATIONS, type Migration } from './migrations/index';
-import { WAL_SIZE_LIMIT_BYTES } from './bulk-write';
+import { runOwedCheckpoint, WAL_SIZE_LIMIT_BYTES } from './bulk-write';
 
 declare const readable: unique symbol;
 declare const writable: unique symbol;
@@ -74,6 +74,9 @@ function unchangedSinceVerified(file: string): boolean {
 export function closeDatabase(db: ReadableDb): void {
   const file = db.name;
   const writable = !db.readonly && !db.memory;
+  // SQLite checkpoints on close only when this is the last connection; with the app open beside `tb import`,
+  // the import's pages would wait for the app's next small write.
+  if (writable) runOwedCheckpoint(db as Db);
   db.close();
   if (!writable) return;
   const stamp = fileStamp(file);

@@ -25,6 +25,14 @@ describe('the place of a JSON syntax error', () => {
     // Cut off while written: the end of the text, on its last line.
     expect(firstJsonSyntaxError('{\n  "runs": [\n    {"id": "a"')).toMatchObject({ line: 3, column: 15, problem: expect.stringContaining('cut off') });
     expect(firstJsonSyntaxError('{"a": "unterminated')).toMatchObject({ line: 1, problem: 'the file ends inside a string' });
+    for (const bad of ['1.', '[1e]', '{"a": 01}', '-']) expect(firstJsonSyntaxError(bad), bad).toMatchObject({ problem: 'a malformed number' });
+  });
+
+  it('names a character that does not read as itself by its code, never raw', () => {
+    expect(firstJsonSyntaxError('[\u00a01]')?.problem).toBe('unexpected the character U+00A0 where a value should be');
+    expect(firstJsonSyntaxError('["\\\u202e"]')?.problem).toBe('a backslash before the character U+202E is not an escape JSON allows');
+    expect(firstJsonSyntaxError('[1 \u001b]')?.problem).toBe("expected ',' or ']', found the control character U+001B");
+    expect(firstJsonSyntaxError('[x]')?.problem).toBe("unexpected 'x' where a value should be");
   });
 
   it('agrees with JSON.parse on what is valid: the fixtures, their truncations and the fuzz corpus', () => {
@@ -53,10 +61,18 @@ describe('the place of a JSON syntax error', () => {
 
 describe('a broken document or JSON Lines', () => {
   it('a pretty-printed document is one error at its place; JSON Lines, or an error on the first line, read line by line', () => {
-    expect(brokenDocumentError('{\n  "messages": [\n    {"role": "user", "content": "hi"},\n    {"role": "user", "content": "hi"}\n  ]')).toMatchObject({ line: 5 });
+    const pretty = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] }, null, 2);
+    const cut = pretty.slice(0, pretty.indexOf('"hello"'));
+    expect(brokenDocumentError(cut)).toMatchObject({ line: cut.split('\n').length, problem: expect.stringContaining('cut off') });
+    expect(cut.split('\n').length).toBe(9);
     expect(brokenDocumentError('{"role": "user", "content": "hi"}\n{"role": "assistant", "content": broken}')).toBeNull();
     // A cut first line of JSON Lines: the lines after it are kept by the line-by-line read.
     expect(brokenDocumentError('{"role": "user", "content": \n{"role": "assistant", "content": "ok"}\n{"role": "user", "content": "more"}')).toBeNull();
+    // More bad lines than good (a message whose text holds raw line breaks): still JSON Lines, the good lines are kept.
+    const ok = '{"role": "user", "content": "hi"}';
+    expect(brokenDocumentError([ok, '{"role": "assistant", "content": "one', 'two', 'three"}', ok].join('\n'))).toBeNull();
+    // JSON Lines whose first line is whole: never a document, whatever follows.
+    expect(brokenDocumentError([ok, 'junk', 'junk', 'junk'].join('\n'))).toBeNull();
   });
 });
 

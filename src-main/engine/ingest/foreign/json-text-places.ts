@@ -31,8 +31,10 @@ const COLON = 4;
 const COMMA_OR_CLOSE = 5;
 const DONE = 6;
 
+const MORE_TEXT = 'more text after the end of the JSON document';
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const HEX4 = /[0-9a-fA-F]{4}/y;
+const NUMBER_GOES_ON = /^[0-9.eE+-]$/;
 
 class Stop {
   constructor(
@@ -41,11 +43,20 @@ class Stop {
   ) {}
 }
 
-/** What a character is, for a message: printable ones quoted, the rest (controls, lone surrogates) by code. */
+/** A character that reads as itself: letters, digits, punctuation, symbols. */
+const VISIBLE = /^[\p{L}\p{N}\p{P}\p{S}]$/u;
+
+/**
+ * What a character is, for a message: a visible one quoted, any other (a
+ * control, a space other than ' ', a format or bidi character, a lone
+ * surrogate) by its code, so the message never carries it raw.
+ */
 function describeChar(text: string, i: number): string {
   const c = text.codePointAt(i)!;
-  if (c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0) || (c >= 0xd800 && c <= 0xdfff)) return `the control character U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
-  return `'${String.fromCodePoint(c)}'`;
+  const ch = String.fromCodePoint(c);
+  if (VISIBLE.test(ch)) return `'${ch}'`;
+  const code = `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
+  return c < 0x20 || (c >= 0x7f && c < 0xa0) ? `the control character ${code}` : `the character ${code}`;
 }
 
 interface ScanHooks {
@@ -79,7 +90,7 @@ function scan(text: string, hooks: ScanHooks = {}): JsonSyntaxError | null {
           if (!HEX4.test(text)) throw new Stop(j, 'a \\u escape needs four hex digits');
           j += 6;
         } else if ('"\\/bfnrt'.includes(e)) j += 2;
-        else throw new Stop(j, `the escape \\${e} is not allowed in JSON`);
+        else throw new Stop(j, `a backslash before ${describeChar(text, j + 1)} is not an escape JSON allows`);
         continue;
       }
       if (c < 0x20) throw new Stop(j, `${describeChar(text, j)} inside a string (it must be escaped)`);
@@ -119,7 +130,8 @@ function scan(text: string, hooks: ScanHooks = {}): JsonSyntaxError | null {
         else if (ch === '-' || (ch >= '0' && ch <= '9')) {
           NUMBER.lastIndex = i;
           const m = NUMBER.exec(text);
-          if (!m) throw new Stop(i, 'a malformed number');
+          // "01", "1.", "1e": what follows the longest valid number still belongs to a number.
+          if (!m || NUMBER_GOES_ON.test(text[i + m[0].length] ?? '')) throw new Stop(i, 'a malformed number');
           i += m[0].length;
         } else if (text.startsWith('true', i)) i += 4;
         else if (text.startsWith('false', i)) i += 5;
@@ -151,7 +163,7 @@ function scan(text: string, hooks: ScanHooks = {}): JsonSyntaxError | null {
           i++;
           state = afterValue();
         } else throw new Stop(i, `expected ',' or '${inArray ? ']' : '}'}', found ${describeChar(text, i)}`);
-      } else throw new Stop(i, `more text after the end of the JSON document: ${describeChar(text, i)}`);
+      } else throw new Stop(i, `${MORE_TEXT}: ${describeChar(text, i)}`);
     }
   } catch (err) {
     if (!(err instanceof Stop)) throw err;
@@ -175,26 +187,27 @@ export function firstJsonSyntaxError(text: string): JsonSyntaxError | null {
 
 /**
  * For a text JSON.parse rejected, in a format that may also be JSON Lines:
- * null when it reads as JSON Lines (at least half of its lines hold a value
- * of their own, so a line-by-line read keeps them and reports the others),
- * else the error of the one document it is, spread over lines (a
- * pretty-printed file, whose lines are mostly fragments).
+ * null when it reads as JSON Lines, else the error of the one document it is,
+ * spread over lines (a pretty-printed file). JSON Lines when the first value
+ * ends and more text follows it, or when any line holds a non-empty object
+ * of its own (an indenting printer never writes one on a line): a
+ * line-by-line read then keeps every good line and reports the others.
  */
 export function brokenDocumentError(text: string): JsonSyntaxError | null {
-  let lines = 0;
-  let values = 0;
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    lines++;
+  const error = scan(text);
+  if (error === null || error.problem.startsWith(MORE_TEXT)) return null;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    // Only what can be an object: a thrown SyntaxError per fragment line would cost seconds on a big file.
+    if (line.length < 3 || line[0] !== '{' || line[line.length - 1] !== '}') continue;
     try {
-      JSON.parse(line);
-      values++;
+      const v = JSON.parse(line) as unknown;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) return null;
     } catch {
-      // a fragment, or a broken line of JSON Lines
+      // a broken line: not proof either way
     }
   }
-  if (lines <= 1 || values * 2 >= lines) return null;
-  return scan(text);
+  return error;
 }
 
 /** The message of a document JSON.parse rejected; its line goes with it as the problem's line. */

@@ -92,7 +92,7 @@ function parseRequests(text: string, issues: ForeignIssue[]): Located[] {
     return collectSpans(doc, 1, spanIdLines(text), '', issues);
   } catch {
     // Not one document: JSON Lines, one request per line; unless it is one document spanning lines that is broken.
-    const broken = brokenDocumentError(trimmed);
+    const broken = brokenDocumentError(text);
     if (broken) {
       issues.push({ line: broken.line, level: 'error', message: `${documentErrorMessage(broken)}; nothing imported` });
       return [];
