@@ -59,6 +59,8 @@ export function createEngine(opts: EngineOptions = {}): Engine {
   const idle = opts.watch ? startIdleCatchUp(db) : null;
   // Runs written while the engine was not running (`tb import`, a migration that dropped the index).
   idle?.poke();
+  // Also after an import that changed no run: it may have left a checkpoint owed (store/bulk-write.ts).
+  const importEnded = () => idle?.poke();
   const runsChanged = (runIds: string[]) => {
     analysis.refresh(runIds);
     events.emit('data-changed', { runIds });
@@ -93,8 +95,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
         return { imported: r.imported, errors: r.errors };
       } finally {
         imports.delete(controller);
-        // Also after an import that changed no run: it may have left a checkpoint owed (store/bulk-write.ts).
-        idle?.poke();
+        importEnded();
       }
     },
     cancelImport: () => {
@@ -151,8 +152,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
           imports.add(controller);
           return () => {
             imports.delete(controller);
-            // Also after an import that changed no run: it may have left a checkpoint owed (store/bulk-write.ts).
-            idle?.poke();
+            importEnded();
           };
         },
       })

@@ -4,11 +4,11 @@
  * `tb serve`) is idle, so the first list and search after a big import do not
  * pay for it. Work is done in slices between which the event loop turns, and
  * only after the engine has had no call for a moment, so a user clicking
- * around waits for at most one slice (the checkpoint's slice is as long as
- * the checkpoint: ~0.1–0.3 s after a file of tens of MB). A run is indexed whole, so runs of more
+ * around waits for at most one slice. A run is indexed whole, so runs of more
  * than 20,000 steps (~0.25 s each) are left to the first search. Last, in a
  * slice of its own, it runs the WAL checkpoint a bulk import left owed
- * (store/bulk-write.ts).
+ * (store/bulk-write.ts); that slice is as long as the checkpoint, ~0.1–0.3 s
+ * after a file of tens of MB.
  */
 import type { Db } from './store/open-database';
 import { checkpointOwed, runOwedCheckpoint } from './store/bulk-write';

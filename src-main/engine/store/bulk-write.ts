@@ -63,8 +63,8 @@ function holdPragma(db: Db, pragma: string, value: number): () => void {
   };
 }
 
-/** Per connection: imports holding checkpoints back, and the autocheckpoint setting to put back. */
-const deferred = new WeakMap<Db, { holders: number; previous: number }>();
+/** Per connection: a hold on the raised autocheckpoint that outlives the imports, let go by runOwedCheckpoint. */
+const owedHolds = new WeakMap<Db, () => void>();
 
 /**
  * Checkpoints wait while the import runs (or until the WAL reaches ~64 MB),
@@ -74,26 +74,14 @@ const deferred = new WeakMap<Db, { holders: number; previous: number }>();
  * command runs it when it closes the database (closeDatabase).
  */
 export function deferCheckpoints(db: Db): () => void {
-  let state = deferred.get(db);
-  if (!state) {
-    state = { holders: 0, previous: db.pragma('wal_autocheckpoint', { simple: true }) as number };
-    deferred.set(db, state);
-    db.pragma(`wal_autocheckpoint = ${BULK_CHECKPOINT_PAGES}`);
-  }
-  state.holders++;
-  const mine = state;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    mine.holders--;
-  };
+  if (!owedHolds.has(db)) owedHolds.set(db, holdPragma(db, 'wal_autocheckpoint', BULK_CHECKPOINT_PAGES));
+  return holdPragma(db, 'wal_autocheckpoint', BULK_CHECKPOINT_PAGES);
 }
 
 /** True while the pages of a finished bulk import wait for `runOwedCheckpoint`. */
 export function checkpointOwed(db: Db): boolean {
-  const state = deferred.get(db);
-  return state !== undefined && state.holders === 0;
+  // Every import has let go: the owed checkpoint's hold is the only one left.
+  return owedHolds.has(db) && holds.get(db)?.get('wal_autocheckpoint')?.count === 1;
 }
 
 /**
@@ -103,15 +91,15 @@ export function checkpointOwed(db: Db): boolean {
  * whatever a reader still needs is copied by a later checkpoint.
  */
 export function runOwedCheckpoint(db: Db): boolean {
-  const state = deferred.get(db);
-  if (!state || state.holders > 0 || !db.open) return false;
-  deferred.delete(db);
+  if (!db.open || !checkpointOwed(db)) return false;
+  const release = owedHolds.get(db)!;
+  owedHolds.delete(db);
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch {
     // The disk filled up, or another connection holds the write lock: the next commit past 1,000 WAL pages checkpoints again.
   }
-  db.pragma(`wal_autocheckpoint = ${Number(state.previous)}`);
+  release();
   return true;
 }
 

@@ -9,6 +9,7 @@
  * JSON.parse does, keeps no values, and uses an explicit stack so a document
  * nested thousands deep does not overflow.
  */
+import type { ForeignIssue } from './foreign-run';
 
 export interface JsonSyntaxError {
   /** UTF-16 offset into the text. */
@@ -167,16 +168,8 @@ function scan(text: string, hooks: ScanHooks = {}): JsonSyntaxError | null {
     }
   } catch (err) {
     if (!(err instanceof Stop)) throw err;
-    // A string may hold a raw newline (the error itself); count lines up to the offset from where the scan stood.
-    let l = line;
-    let start = lineStart;
-    for (let k = lineStart; k < err.offset && k < n; k++) {
-      if (text.charCodeAt(k) === 0x0a) {
-        l++;
-        start = k + 1;
-      }
-    }
-    return { offset: err.offset, line: l, column: err.offset - start + 1, problem: err.problem };
+    // No newline lies between the line's start and the error: a raw one inside a string is itself the error.
+    return { offset: err.offset, line, column: err.offset - lineStart + 1, problem: err.problem };
   }
 }
 
@@ -210,9 +203,9 @@ export function brokenDocumentError(text: string): JsonSyntaxError | null {
   return error;
 }
 
-/** The message of a document JSON.parse rejected; its line goes with it as the problem's line. */
-export function documentErrorMessage(error: JsonSyntaxError): string {
-  return `not valid JSON at column ${error.column}: ${error.problem}`;
+/** The problem of a document JSON.parse rejected, at its line: nothing of the file is imported. */
+export function documentErrorIssue(error: JsonSyntaxError): ForeignIssue {
+  return { line: error.line, level: 'error', message: `not valid JSON at column ${error.column}: ${error.problem}; nothing imported` };
 }
 
 /**

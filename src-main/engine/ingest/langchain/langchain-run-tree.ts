@@ -9,7 +9,7 @@ import type { Json, StepType, TokenUsage, TraceError } from '../../../../src-sha
 import { isObject, messageFromLangChain, messagesJson, simplifyLangChain, type ChatMessage } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { assignTraces, childPath, rootStep, sortRunSteps, tieOrderOf, topPath, type TopShape } from './run-tree-order';
-import { documentErrorMessage, firstJsonSyntaxError } from '../foreign/json-text-places';
+import { documentErrorIssue, firstJsonSyntaxError } from '../foreign/json-text-places';
 
 export type LcRun = Record<string, Json>;
 
@@ -191,7 +191,7 @@ export function parseLangChain(text: string, fileName: string, issues: ForeignIs
   } catch (error) {
     // JSON.parse words some errors without a position: the scanner finds the line and column.
     const at = firstJsonSyntaxError(text);
-    issues.push(at ? { line: at.line, level: 'error', message: `${documentErrorMessage(at)}; nothing imported` } : { line: 1, level: 'error', message: `not valid JSON (${(error as Error).message})` });
+    issues.push(at ? documentErrorIssue(at) : { line: 1, level: 'error', message: `not valid JSON (${(error as Error).message})` });
     return [];
   }
   const shape: TopShape = Array.isArray(doc) ? 'array' : isObject(doc) && Array.isArray(doc.runs) ? 'runs' : 'single';

@@ -9,7 +9,7 @@ import { isObject } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { eventsOf, spanError, spanFacts } from './otlp-span-mapping';
 import { attributeMap, decodeId, nanosToMs, spanKindName, statusIsError } from './otlp-values';
-import { brokenDocumentError, documentErrorMessage } from '../foreign/json-text-places';
+import { brokenDocumentError, documentErrorIssue } from '../foreign/json-text-places';
 
 export interface Located {
   span: Record<string, unknown>;
@@ -94,7 +94,7 @@ function parseRequests(text: string, issues: ForeignIssue[]): Located[] {
     // Not one document: JSON Lines, one request per line; unless it is one document spanning lines that is broken.
     const broken = brokenDocumentError(text);
     if (broken) {
-      issues.push({ line: broken.line, level: 'error', message: `${documentErrorMessage(broken)}; nothing imported` });
+      issues.push(documentErrorIssue(broken));
       return [];
     }
   }

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Json, StepType } from '../../../../src-shared/trace-format';
 import { isObject } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
-import { brokenDocumentError, documentErrorMessage, listElementLines } from '../foreign/json-text-places';
+import { brokenDocumentError, documentErrorIssue, listElementLines } from '../foreign/json-text-places';
 
 type Message = Record<string, Json>;
 
@@ -74,7 +74,7 @@ function messagesOf(text: string, issues: ForeignIssue[]): { message: Message; l
     // One message per line, unless the text is one document spanning lines that is broken: then one error at its place.
     const broken = brokenDocumentError(text);
     if (broken) {
-      issues.push({ line: broken.line, level: 'error', message: `${documentErrorMessage(broken)}; nothing imported` });
+      issues.push(documentErrorIssue(broken));
       return [];
     }
   }
