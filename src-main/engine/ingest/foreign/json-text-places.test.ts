@@ -19,7 +19,7 @@ const parses = (text: string) => {
 describe('the place of a JSON syntax error', () => {
   it('is the line and column where the text stops being JSON', () => {
     expect(firstJsonSyntaxError('{\n  "a": 1\n  "b": 2\n}')).toMatchObject({ line: 3, column: 3, problem: "expected ',' or '}', found '\"'" });
-    expect(firstJsonSyntaxError('[\n  1,\n  2,\n]')).toMatchObject({ line: 4, column: 1, problem: "unexpected ']' where a value should be" });
+    expect(firstJsonSyntaxError('[\n  1,\n  2,\n]')).toMatchObject({ line: 4, column: 1, problem: "expected a value, found ']'" });
     expect(firstJsonSyntaxError('{"a":\n  "tab\there"}')).toMatchObject({ line: 2, column: 7, problem: 'the control character U+0009 inside a string (it must be escaped)' });
     expect(firstJsonSyntaxError('[1]\n[2]')).toMatchObject({ line: 2, column: 1, problem: "more text after the end of the JSON document: '['" });
     // Cut off while written: the end of the text, on its last line.
@@ -29,10 +29,10 @@ describe('the place of a JSON syntax error', () => {
   });
 
   it('names a character that does not read as itself by its code, never raw', () => {
-    expect(firstJsonSyntaxError('[\u00a01]')?.problem).toBe('unexpected the character U+00A0 where a value should be');
+    expect(firstJsonSyntaxError('[\u00a01]')?.problem).toBe('expected a value, found the character U+00A0');
     expect(firstJsonSyntaxError('["\\\u202e"]')?.problem).toBe('a backslash before the character U+202E is not an escape JSON allows');
     expect(firstJsonSyntaxError('[1 \u001b]')?.problem).toBe("expected ',' or ']', found the control character U+001B");
-    expect(firstJsonSyntaxError('[x]')?.problem).toBe("unexpected 'x' where a value should be");
+    expect(firstJsonSyntaxError('[x]')?.problem).toBe("expected a value, found 'x'");
   });
 
   it('agrees with JSON.parse on what is valid: the fixtures, their truncations and the fuzz corpus', () => {
@@ -71,6 +71,8 @@ describe('a broken document or JSON Lines', () => {
     // More bad lines than good (a message whose text holds raw line breaks): still JSON Lines, the good lines are kept.
     const ok = '{"role": "user", "content": "hi"}';
     expect(brokenDocumentError([ok, '{"role": "assistant", "content": "one', 'two', 'three"}', ok].join('\n'))).toBeNull();
+    // A line that is an object only once trim() drops a space JSON does not allow (NBSP) is not one.
+    expect(brokenDocumentError('{\n "messages": [\n  \u00a0{"role": "user", "content": "hi"}\n ]\n}')).toMatchObject({ line: 3, column: 3, problem: 'expected a value, found the character U+00A0' });
     // JSON Lines whose first line is whole: never a document, whatever follows.
     expect(brokenDocumentError([ok, 'junk', 'junk', 'junk'].join('\n'))).toBeNull();
   });

@@ -137,7 +137,7 @@ function scan(text: string, hooks: ScanHooks = {}): JsonSyntaxError | null {
         } else if (text.startsWith('true', i)) i += 4;
         else if (text.startsWith('false', i)) i += 5;
         else if (text.startsWith('null', i)) i += 4;
-        else throw new Stop(i, `unexpected ${describeChar(text, i)} where a value should be`);
+        else throw new Stop(i, `expected a value, found ${describeChar(text, i)}`);
         state = afterValue();
       } else if (state === KEY_OR_CLOSE || state === KEY) {
         if (state === KEY_OR_CLOSE && ch === '}') {
@@ -194,7 +194,8 @@ export function brokenDocumentError(text: string): JsonSyntaxError | null {
     // Only what can be an object: a thrown SyntaxError per fragment line would cost seconds on a big file.
     if (line.length < 3 || line[0] !== '{' || line[line.length - 1] !== '}') continue;
     try {
-      const v = JSON.parse(line) as unknown;
+      // The line as the line-by-line read parses it: trim() also drops spaces JSON does not allow (NBSP).
+      const v = JSON.parse(raw) as unknown;
       if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) return null;
     } catch {
       // a broken line: not proof either way
