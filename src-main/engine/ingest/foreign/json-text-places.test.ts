@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fuzzCase } from '../../../../test/fuzz/trace-mutations';
-import { brokenDocumentError, firstJsonSyntaxError, listElementLines } from './json-text-places';
+import { brokenDocumentError, firstJsonSyntaxError, listElementLines, valueLineAt } from './json-text-places';
 
 const FOREIGN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../test/fixtures/foreign');
 
@@ -84,5 +84,29 @@ describe('the lines of a list', () => {
     expect(listElementLines('{"other": [0, 0],\n "messages": [\n  {"a": 1},\n\n  {"b": 2}\n ],\n "more": [9]}', 'messages')).toEqual([3, 5]);
     expect(listElementLines('{"messages": [1],\n"messages": [\n2]}', 'messages')).toEqual([3]);
     expect(listElementLines('{"messages": [1', 'messages')).toBeNull();
+  });
+});
+
+describe('the line of a value by its path', () => {
+  const text = '{\n "a": [\n  1,\n  {"b": [\n   true,\n   {"c": null}\n  ]},\n  "x"\n ],\n "b": 2\n}';
+  it('follows keys and list positions from the document down', () => {
+    expect(valueLineAt(text, [])).toBe(1);
+    expect(valueLineAt(text, ['a'])).toBe(2);
+    expect(valueLineAt(text, ['a', 0])).toBe(3);
+    expect(valueLineAt(text, ['a', 1])).toBe(4);
+    expect(valueLineAt(text, ['a', 1, 'b', 1])).toBe(6);
+    expect(valueLineAt(text, ['a', 1, 'b', 1, 'c'])).toBe(6);
+    expect(valueLineAt(text, ['a', 2])).toBe(8);
+    // A key of the same name elsewhere is not the one asked for.
+    expect(valueLineAt(text, ['b'])).toBe(10);
+  });
+  it('is null where the path leads nowhere or the text is not one document', () => {
+    expect(valueLineAt(text, ['a', 3])).toBeNull();
+    expect(valueLineAt(text, ['a', 0, 'b'])).toBeNull();
+    expect(valueLineAt(text, ['c'])).toBeNull();
+    expect(valueLineAt('{"a": [1,', ['a', 0])).toBeNull();
+  });
+  it('takes the last of repeated keys, as JSON.parse does', () => {
+    expect(valueLineAt('{"a": [1],\n"a": [\n2]}', ['a', 0])).toBe(3);
   });
 });

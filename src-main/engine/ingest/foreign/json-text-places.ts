@@ -65,6 +65,8 @@ interface ScanHooks {
   value?(offset: number, depth: number, line: number): void;
   /** A key of the top-level object was read (decoded). */
   topKey?(key: string): void;
+  /** A key of an object `depth` containers deep was read (decoded): 0 = the document. */
+  key?(key: string, depth: number): void;
 }
 
 /** Scans the text; returns null when it is one valid JSON document, else the first error. */
@@ -147,6 +149,7 @@ function scan(text: string, hooks: ScanHooks = {}): JsonSyntaxError | null {
         } else if (ch === '"') {
           const end = skipString();
           if (stack.length === 1 && hooks.topKey) hooks.topKey(JSON.parse(text.slice(i, end)) as string);
+          hooks.key?.(JSON.parse(text.slice(i, end)) as string, stack.length - 1);
           i = end;
           state = COLON;
         } else throw new Stop(i, `expected a property name in double quotes${state === KEY_OR_CLOSE ? " or '}'" : ''}, found ${describeChar(text, i)}`);
@@ -233,4 +236,39 @@ export function listElementLines(text: string, key: string | null): number[] | n
     },
   });
   return error ? null : lines;
+}
+
+/**
+ * The line on which the value at `path` starts (keys and list positions from
+ * the document down, e.g. ['resourceSpans', 0, 'scopeSpans', 2]), for a
+ * message about a value that is there but is not what the format wants. The
+ * last of repeated keys, as JSON.parse keeps; null when the text is not one
+ * valid JSON document or has no such value.
+ */
+export function valueLineAt(text: string, path: readonly (string | number)[]): number | null {
+  // Per container depth: whether it is a list, its next element's index, the member key last read.
+  const isList: boolean[] = [];
+  const next: number[] = [];
+  const keys: string[] = [];
+  // How many leading steps of `path` the containers open now agree with.
+  let agreed = 0;
+  let found: number | null = null;
+  const error = scan(text, {
+    key: (k, depth) => (keys[depth] = k),
+    value: (offset, depth, line) => {
+      // The values open now are the ancestors (depths 0 .. depth - 1): what matched deeper has closed.
+      agreed = Math.min(agreed, Math.max(depth - 1, 0));
+      if (depth > 0) {
+        const step = isList[depth - 1] ? next[depth - 1]++ : keys[depth - 1];
+        if (agreed === depth - 1 && depth <= path.length && path[depth - 1] === step) agreed = depth;
+      }
+      if (agreed === path.length && depth === path.length) found = line;
+      const c = text[offset];
+      if (c === '[' || c === '{') {
+        isList[depth] = c === '[';
+        next[depth] = 0;
+      }
+    },
+  });
+  return error ? null : found;
 }

@@ -9,7 +9,7 @@ import { isObject } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { eventsOf, spanError, spanFacts } from './otlp-span-mapping';
 import { attributeMap, decodeId, nanosToMs, spanKindName, statusIsError } from './otlp-values';
-import { brokenDocumentError, documentErrorIssue } from '../foreign/json-text-places';
+import { brokenDocumentError, documentErrorIssue, valueLineAt } from '../foreign/json-text-places';
 
 export interface Located {
   span: Record<string, unknown>;
@@ -47,7 +47,14 @@ function spanIdLines(text: string): Map<string, number> {
   return lines;
 }
 
-export function collectSpans(request: unknown, baseLine: number, idLines: Map<string, number> | null, prefix: string, issues: ForeignIssue[]): Located[] {
+/** Where a pretty-printed document's values are: the line of each span id, and the line of any value by its path. */
+interface DocumentPlaces {
+  idLines: Map<string, number>;
+  lineOf(path: (string | number)[]): number;
+}
+
+export function collectSpans(request: unknown, baseLine: number, places: DocumentPlaces | null, prefix: string, issues: ForeignIssue[]): Located[] {
+  const lineOf = (path: (string | number)[]) => places?.lineOf(path) ?? baseLine;
   const out: Located[] = [];
   if (!isObject(request) || !Array.isArray(request.resourceSpans)) {
     issues.push({ line: baseLine, level: 'error', message: `${prefix}no "resourceSpans" array: not an OTLP ExportTraceServiceRequest` });
@@ -56,16 +63,17 @@ export function collectSpans(request: unknown, baseLine: number, idLines: Map<st
   request.resourceSpans.forEach((rs, i) => {
     const rsPath = `${prefix}resourceSpans[${i}]`;
     if (!isObject(rs)) {
-      issues.push({ line: baseLine, level: 'error', message: `${rsPath}: not an object; skipped` });
+      issues.push({ line: lineOf(['resourceSpans', i]), level: 'error', message: `${rsPath}: not an object; skipped` });
       return;
     }
     const resource = attributeMap(isObject(rs.resource) ? rs.resource.attributes : undefined);
     // Collectors before OTLP 0.19 wrote "instrumentationLibrarySpans".
-    const scopes = Array.isArray(rs.scopeSpans) ? rs.scopeSpans : Array.isArray(rs.instrumentationLibrarySpans) ? rs.instrumentationLibrarySpans : [];
+    const scopesKey = Array.isArray(rs.scopeSpans) ? 'scopeSpans' : 'instrumentationLibrarySpans';
+    const scopes = Array.isArray(rs[scopesKey]) ? (rs[scopesKey] as unknown[]) : [];
     scopes.forEach((ss, j) => {
       const ssPath = `${rsPath}.scopeSpans[${j}]`;
       if (!isObject(ss) || !Array.isArray(ss.spans)) {
-        issues.push({ line: baseLine, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
+        issues.push({ line: lineOf(['resourceSpans', i, scopesKey, j]), level: 'error', message: `${ssPath}: no "spans" array; skipped` });
         return;
       }
       const scopeObj = isObject(ss.scope) ? ss.scope : isObject(ss.instrumentationLibrary) ? ss.instrumentationLibrary : null;
@@ -73,11 +81,11 @@ export function collectSpans(request: unknown, baseLine: number, idLines: Map<st
       ss.spans.forEach((span, k) => {
         const path = `${ssPath}.spans[${k}]`;
         const rawId = isObject(span) && typeof span.spanId === 'string' ? span.spanId : null;
-        const line = (rawId !== null && idLines?.get(rawId)) || baseLine;
         if (!isObject(span)) {
-          issues.push({ line, level: 'error', message: `${path}: not an object; skipped` });
+          issues.push({ line: lineOf(['resourceSpans', i, scopesKey, j, 'spans', k]), level: 'error', message: `${path}: not an object; skipped` });
           return;
         }
+        const line = (rawId !== null && places?.idLines.get(rawId)) || baseLine;
         out.push({ span, at: [i, j, k], path, line, resource, scope });
       });
     });
@@ -89,7 +97,9 @@ function parseRequests(text: string, issues: ForeignIssue[]): Located[] {
   const trimmed = text.trim();
   try {
     const doc = JSON.parse(trimmed) as unknown;
-    return collectSpans(doc, 1, spanIdLines(text), '', issues);
+    // Only a message about a value that is not what OTLP wants looks for its line (a scan of the whole text).
+    const scanned = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return collectSpans(doc, 1, { idLines: spanIdLines(text), lineOf: (path) => valueLineAt(scanned, path) ?? 1 }, '', issues);
   } catch {
     // Not one document: JSON Lines, one request per line; unless it is one document spanning lines that is broken.
     const broken = brokenDocumentError(text);

@@ -146,8 +146,9 @@ export class OtlpSpanStream {
     const r = this.reader;
     const rsPath = `resourceSpans[${i}]`;
     if (r.peek() !== OPEN_OBJECT) {
+      const line = r.lineAt(r.offset);
       r.skipValue();
-      this.issues.push({ line: 1, level: 'error', message: `${rsPath}: not an object; skipped` });
+      this.issues.push({ line, level: 'error', message: `${rsPath}: not an object; skipped` });
       return;
     }
     // Filled in place when "resource" comes after the spans (first pass), or read from the first pass.
@@ -182,9 +183,12 @@ export class OtlpSpanStream {
   private *scopeSpans(i: number, j: number, resource: Record<string, Json>): Generator<Located> {
     const r = this.reader;
     const ssPath = `resourceSpans[${i}].scopeSpans[${j}]`;
-    if (r.peek() !== OPEN_OBJECT) {
+    // Where the element starts, for a message about it once it is read (the reader's lines only go forward).
+    const first = r.peek();
+    const startLine = r.lineAt(r.offset);
+    if (first !== OPEN_OBJECT) {
       r.skipValue();
-      this.issues.push({ line: 1, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
+      this.issues.push({ line: startLine, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
       return;
     }
     const lateKey = `${i}.${j}`;
@@ -215,14 +219,15 @@ export class OtlpSpanStream {
         if (objectEnds(r)) break;
       }
     }
-    if (!spansArray) this.issues.push({ line: 1, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
+    if (!spansArray) this.issues.push({ line: startLine, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
   }
 
   private *span(path: string, at: [number, number, number], resource: Record<string, Json>, scope: string | null): Generator<Located> {
     const r = this.reader;
     if (r.peek() !== OPEN_OBJECT) {
+      const line = r.lineAt(r.offset);
       r.skipValue();
-      this.issues.push({ line: 1, level: 'error', message: `${path}: not an object; skipped` });
+      this.issues.push({ line, level: 'error', message: `${path}: not an object; skipped` });
       return;
     }
     const { text, offset } = r.captureValue();

@@ -172,6 +172,30 @@ describe('streaming OTLP import matches the whole-document import', () => {
     expectSameAsWhole(write('one-trace.json', JSON.stringify(doc([span({ id: '1' }), span({ id: '2', parent: '1' })], { 'traceback.run_id': 'exported-run', 'traceback.run.input': '{"q":1}' }))));
   });
 
+  it('names the line of a value that is not what OTLP wants in a pretty-printed document, both ways', () => {
+    const odd = {
+      resourceSpans: [
+        { scopeSpans: [{ scope: { name: 'no spans here' } }, { spans: [span({ id: '1', name: 'kept' }), 'not a span'] }] },
+        7,
+        { instrumentationLibrarySpans: [{ spans: 3 }] },
+      ],
+    };
+    const text = JSON.stringify(odd, null, 2);
+    const lines = text.split('\n');
+    // The line each odd value starts on, found by its text (each is the only one of its kind).
+    const lineOf = (re: RegExp) => lines.findIndex((l) => re.test(l)) + 1;
+    const { problems } = expectSameAsWhole(write('odd-pretty.json', text));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        `error line ${lineOf(/^ {8}\{$/)}: resourceSpans[0].scopeSpans[0]: no "spans" array; skipped`,
+        `error line ${lineOf(/"not a span"/)}: resourceSpans[0].scopeSpans[1].spans[1]: not an object; skipped`,
+        `error line ${lineOf(/^ {4}7,?$/)}: resourceSpans[1]: not an object; skipped`,
+        `error line ${lineOf(/"spans": 3/) - 1}: resourceSpans[2].scopeSpans[0]: no "spans" array; skipped`,
+      ]),
+    );
+    expect(problems.filter((p) => / line 1: /.test(p))).toEqual([]);
+  });
+
   it('with invalid UTF-8, escaped keys and strings full of brackets and quotes', () => {
     const text = JSON.stringify(doc([span({ id: '1', name: 'a "quoted" {name} [x] \\ done', attrs: { 'input.value': 'é ü \\" }]} 🙂' } }), span({ id: '2', parent: '1', name: 'BAD' })]));
     const bytes = Buffer.from(text.replace('"resourceSpans"', '"resource\\u0053pans"'));
