@@ -18,13 +18,17 @@ afterEach(() => idle?.stop());
 /** Writes runs as an import does, a second in the past (a run changed this millisecond is indexed again later). */
 function storeWith(...runs: TraceRecord[][]): Db {
   const db = openDatabase(':memory:');
+  writeRuns(db, ...runs);
+  return db;
+}
+
+function writeRuns(db: Db, ...runs: TraceRecord[][]): void {
   const at = Date.now() - 1000;
   const w = createRecordWriter(db, () => at);
   db.transaction(() => {
     w.applyBatch(runs.flat(), null);
     touchRuns(db, w.touchedRuns(), at);
   })();
-  return db;
 }
 
 const indexedRuns = (db: Db) => (db.prepare('SELECT DISTINCT run_id FROM step_text_runs ORDER BY run_id').pluck().all() as string[]);
@@ -79,6 +83,30 @@ describe('the idle catch-up', () => {
       await expect.poll(() => checkpointOwed(db), { timeout: 10_000 }).toBe(false);
       expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
       expect(fs.statSync(dbFile).size).toBeGreaterThan(walOnly * 10);
+      db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('catches up a run that changed while its checkpoint slice waited', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-idle-'));
+    try {
+      const trace = path.join(dir, 'big.jsonl');
+      fs.writeFileSync(trace, toJsonl(syntheticRunRecords({ runId: 'big', steps: 20_000 })));
+      const db = openDatabase(path.join(dir, 'traces.db'));
+      importFile(db, trace, { final: true });
+      writeRuns(db, syntheticRunRecords({ runId: 'a', steps: 3, pipeline: 'other' }));
+      // A long pause: the checkpoint's slice waits 1 s after the catch-up that indexed 'a' (room for a loaded machine).
+      idle = startIdleCatchUp(db, { idleMs: 0, pauseMs: 1000, bigRunSteps: 100 });
+      idle.poke();
+      await expect.poll(() => indexedRuns(db), { timeout: 5000, interval: 5 }).toEqual(['a']);
+      expect(checkpointOwed(db)).toBe(true);
+      // An import lands meanwhile; its poke finds the checkpoint slice's timer already set.
+      writeRuns(db, syntheticRunRecords({ runId: 'b', steps: 3, pipeline: 'other' }));
+      idle.poke();
+      await expect.poll(() => indexedRuns(db), { timeout: 5000 }).toEqual(['a', 'b']);
+      expect(checkpointOwed(db)).toBe(false);
       db.close();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
