@@ -11,7 +11,7 @@ import { EXIT_BAD_INPUT, type CommandContext } from './command';
 import { COMMANDS } from './commands/index';
 import { CliFailure } from './unwrap';
 import { importPaths } from '../engine/ingest/import-paths';
-import { oneLine, safeLine } from './format-text';
+import { oneLine, safeJson, safeLine } from './format-text';
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -108,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stderr.write(t + '\n');
       },
       progress: (t) => (t === null ? clearProgress() : showProgress(t)),
-      json: (v) => process.stdout.write(JSON.stringify(v, null, 2) + '\n'),
+      json: (v) => process.stdout.write(safeJson(v) + '\n'),
     };
     return await command.run(ctx);
   } catch (err) {

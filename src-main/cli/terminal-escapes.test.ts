@@ -44,3 +44,18 @@ describe('raw escape sequences from traces never reach the terminal', () => {
     expect(show.out).not.toMatch(RAW);
   }, 60_000);
 });
+
+describe('`--json` output carries no raw bidi or format character', () => {
+  it('tb import --json writes U+202E in a file name and a bad line as \\u202e, and the JSON reads back the same', () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-esc-'));
+    const file = path.join(home, 'evil\u202etxt.jsonl');
+    const good = JSON.stringify({ type: 'run-start', v: '1.0', run_id: 'r', pipeline: 'p', ts: 1_700_000_000_000 });
+    fs.writeFileSync(file, `${good}\n{"type": "step-start\u001b[31m\u202e\n`);
+    const r = spawnSync(process.execPath, ['--import', 'tsx', TB, 'import', '--json', file], { env: { ...process.env, TRACEBACK_HOME: home }, encoding: 'utf8', timeout: 60_000 });
+    expect(r.stdout).toMatch(/evil\\u202etxt/);
+    expect(r.stdout).not.toMatch(RAW);
+    const report = JSON.parse(r.stdout) as { errors: { file: string; line: number; message: string }[] };
+    expect(report.errors[0]).toMatchObject({ file, line: 2 });
+    expect(report.errors[0].message).toContain('step-start[U+001B][31m[U+202E]');
+  }, 60_000);
+});

@@ -1,6 +1,7 @@
 /** Runs one `tb` command in this process, as tb.ts does: usage errors and engine failures become exit codes. */
 import { parseArgs, UsageError } from '../../src-main/cli/args';
 import type { Command, CommandContext } from '../../src-main/cli/command';
+import { safeJson } from '../../src-main/cli/format-text';
 import { CliFailure } from '../../src-main/cli/unwrap';
 import type { Engine } from '../../src-main/engine/create-engine';
 
@@ -24,7 +25,7 @@ export async function runCommand(engine: Engine, command: Command, argv: string[
       progress: (t) => out.progress.push(t),
       json: (v) => {
         out.json = v;
-        out.stdout.push(JSON.stringify(v));
+        out.stdout.push(safeJson(v));
       },
     };
     out.code = await command.run(ctx);

@@ -7,6 +7,7 @@ import type { ImportError } from '../../../src-shared/model';
 import type { Db } from '../store/open-database';
 import { runsFromFile } from '../store/import-files';
 import { MAX_DEPTH } from '../store/field-limits';
+import { nameInvisibleChars } from '../text/invisible-chars';
 
 export interface FileImportResult {
   file: string;
@@ -38,6 +39,8 @@ export function isDatabaseFault(err: unknown): boolean {
   return typeof code === 'string' && /^SQLITE_(CORRUPT|NOTADB|FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)/.test(code);
 }
 
+/** The result of an import; its problems read as insertImportErrors stored them (no raw control or bidi character). */
 export function finish(db: Db, file: string, changedRuns: string[], newErrors: ImportError[], linesRead: number): FileImportResult {
-  return { file, runs: runsFromFile(db, file), changedRuns, newErrors, linesRead };
+  const shown = newErrors.map((e) => ({ ...e, message: nameInvisibleChars(e.message) }));
+  return { file, runs: runsFromFile(db, file), changedRuns, newErrors: shown, linesRead };
 }

@@ -5,6 +5,7 @@
 import type { BlameResult, StepHealth } from '../../../src-shared/analysis';
 import type { RunDetail, Step } from '../../../src-shared/model';
 import { runState, stepRoles, type RunState, type StepRole } from '../../../src-shared/run-state';
+import { INVALID_TIME_TEXT, usableTimeMs } from '../../../src-shared/usable-time';
 
 interface TreeRow {
   depth: number;
@@ -56,6 +57,7 @@ export function fmtScore(x: number | null | undefined): string {
 }
 
 export function fmtTime(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (ms === null || ms === undefined) return '–';
+  if (usableTimeMs(ms) === null) return INVALID_TIME_TEXT;
   return new Date(ms).toISOString();
 }

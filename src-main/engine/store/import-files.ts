@@ -4,6 +4,7 @@
  * it produced. The importer decides; these statements only record.
  */
 import type { ImportError } from '../../../src-shared/model';
+import { nameInvisibleChars } from '../text/invisible-chars';
 import type { Db, ReadableDb } from './open-database';
 import { storeStepCounts } from './step-counts';
 import { touchRuns } from './write-records';
@@ -25,15 +26,19 @@ export function saveFileState(db: Db, file: string, s: FileState, size: number):
     `INSERT INTO import_files (path, offset, line, size, format, refused, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(path) DO UPDATE SET offset = excluded.offset, line = excluded.line, size = excluded.size,
        format = excluded.format, refused = excluded.refused, updated_at = excluded.updated_at`,
-  ).run(file, s.offset, s.line, size, s.format, s.refused, Date.now());
+  ).run(file, s.offset, s.line, size, s.format, s.refused === null ? null : nameInvisibleChars(s.refused), Date.now());
 }
 
-/** Callers hold a transaction; a problem already recorded for the same line is kept once. */
+/**
+ * Callers hold a transaction; a problem already recorded for the same line is kept once. Every importer
+ * records its problems here, so this is where a message loses the raw control and bidi characters it
+ * quotes (each is named by its code: text/invisible-chars.ts says why).
+ */
 export function insertImportErrors(db: Db, errors: ImportError[]): void {
   if (errors.length === 0) return;
   const stmt = db.prepare('INSERT OR IGNORE INTO import_errors (path, line, level, message, created_at) VALUES (?, ?, ?, ?, ?)');
   const now = Date.now();
-  for (const e of errors) stmt.run(e.file, e.line, e.level, e.message, now);
+  for (const e of errors) stmt.run(e.file, e.line, e.level, nameInvisibleChars(e.message), now);
 }
 
 /** Every problem recorded for a file (an absolute path), in line order. */

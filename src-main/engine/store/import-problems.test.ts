@@ -9,15 +9,19 @@ import { openDatabase } from './open-database';
 import { listRuns } from './read-runs';
 import { createRecordWriter } from './write-records';
 
+/** Imports a native run of `steps` steps whose third line is `badLine`, into a new database. */
+function importWithBadLine(runId: string, steps: number, badLine: string) {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tb-probs-')), 'run.jsonl');
+  const lines = syntheticRunRecords({ runId, steps }).map((r) => JSON.stringify(r));
+  lines.splice(2, 0, badLine);
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  const db = openDatabase(':memory:');
+  return { db, file, result: importFile(db, file) };
+}
+
 describe('import problems reach the runs they concern', () => {
   it('a native file with one bad line: its run lists the problem with file and line, and the runs list counts it', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-probs-'));
-    const file = path.join(dir, 'run.jsonl');
-    const lines = syntheticRunRecords({ runId: 'bad-line-run', steps: 2 }).map((r) => JSON.stringify(r));
-    lines.splice(2, 0, '{"type": "step-start", oops');
-    fs.writeFileSync(file, lines.join('\n') + '\n');
-    const db = openDatabase(':memory:');
-    importFile(db, file);
+    const { db, file } = importWithBadLine('bad-line-run', 2, '{"type": "step-start", oops');
     const problems = importProblemsOfRun(db, 'bad-line-run');
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ file, line: 3, level: 'error' });
@@ -40,5 +44,18 @@ describe('import problems reach the runs they concern', () => {
     expect(importProblemsOfRun(db, 'trace-ab')).toHaveLength(2);
     const counts = Object.fromEntries(listRuns(db).map((r) => [r.run_id, r.import_problems]));
     expect(counts).toEqual({ 'trace-a': { errors: 1, warnings: 0 }, 'trace-ab': { errors: 1, warnings: 1 } });
+  });
+});
+
+describe('import problems never store a character that acts instead of showing', () => {
+  it('a bad line holding ESC and U+202E is stored, and returned, with each named by its code', () => {
+    // V8's JSON error quotes the line it could not parse.
+    const { db, result } = importWithBadLine('hostile-line-run', 1, '{"type": "step-start\u001b[31m\u202eevil\u0085');
+    const stored = importProblemsOfRun(db, 'hostile-line-run');
+    expect(stored).toHaveLength(1);
+    expect(stored[0].line).toBe(3);
+    expect(stored[0].message).toContain('step-start[U+001B][31m[U+202E]evil');
+    expect(result.newErrors.map((e) => e.message)).toEqual([stored[0].message]);
+    for (const message of [stored[0].message, result.newErrors[0].message]) expect(message).not.toMatch(/[\p{Cc}\u202a-\u202e\u2066-\u2069\u200e\u200f]/u);
   });
 });

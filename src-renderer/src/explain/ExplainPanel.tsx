@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { Explanation, GatedCandidate } from '../../../src-shared/explain';
 import type { ApiError } from '../../../src-shared/result';
+import { INVALID_TIME_TEXT, usableTimeMs } from '../../../src-shared/usable-time';
 import { useApi } from '../api/api-context';
 import { useEngineQuery } from '../api/use-engine-query';
 import { ErrorNote } from '../common/ErrorNote';
@@ -132,7 +133,7 @@ function ExplanationView({ e }: { e: Explanation }) {
         </Section>
       )}
       <div className="muted small">
-        {e.model} · {new Date(e.created_at).toLocaleString()}
+        {e.model} · {usableTimeMs(e.created_at) === null ? INVALID_TIME_TEXT : new Date(e.created_at).toLocaleString()}
         {e.usage ? ` · ${e.usage.input_tokens} + ${e.usage.output_tokens} tokens` : ''}
       </div>
     </div>

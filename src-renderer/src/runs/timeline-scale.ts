@@ -5,6 +5,7 @@
  * typical runs) is drawn as a narrow hatched break, and the time with runs
  * in it shares the rest.
  */
+import { INVALID_TIME_TEXT, usableTimeMs } from '../../../src-shared/usable-time';
 
 interface AxisSegment {
   /** Time range drawn (epoch ms). */
@@ -89,6 +90,7 @@ export function timelineTicks(scale: TimelineScale, maxTicks = 6): number[] {
 
 /** A tick label as precise as the span needs: milliseconds under a minute, the date only when days differ. */
 export function tickLabel(t: number, span: number, multiDay: boolean): string {
+  if (usableTimeMs(t) === null) return INVALID_TIME_TEXT;
   const d = new Date(t);
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
   const time = span < 60_000 ? `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}` : `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;

@@ -1,4 +1,6 @@
 /** How numbers and times read in a dense engineer's UI. */
+import { INVALID_TIME_TEXT, usableTimeMs } from '../../../src-shared/usable-time';
+
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
   if (ms === 0) return '0 ms';
@@ -12,7 +14,8 @@ export function formatDuration(ms: number | null | undefined): string {
 }
 
 export function formatTime(epochMs: number | null | undefined): string {
-  if (epochMs === null || epochMs === undefined || !Number.isFinite(epochMs)) return '—';
+  if (epochMs === null || epochMs === undefined) return '—';
+  if (usableTimeMs(epochMs) === null) return INVALID_TIME_TEXT;
   const d = new Date(epochMs);
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;

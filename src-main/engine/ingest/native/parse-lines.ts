@@ -10,6 +10,7 @@ import {
   type StepType,
   type TraceRecord,
 } from '../../../../src-shared/trace-format';
+import { usableTimeMs } from '../../../../src-shared/usable-time';
 
 export interface LineProblem {
   line: number;
@@ -46,18 +47,25 @@ const optStr = (key: string): Check => (r) =>
   r[key] === undefined || r[key] === null || typeof r[key] === 'string' ? null : `"${key}" must be a string`;
 const num = (key: string): Check => (r) =>
   typeof r[key] === 'number' && Number.isFinite(r[key]) ? null : `"${key}" must be a number`;
+// A time a Date cannot hold (1e300) would be stored and then break every list that prints it: refused like a missing one.
+const time = (key: string): Check => (r) =>
+  typeof r[key] !== 'number' || !Number.isFinite(r[key])
+    ? `"${key}" must be a number`
+    : usableTimeMs(r[key]) === null
+      ? `"${key}" ${clip(String(r[key]), 24)} is not a usable time (ms since 1970, at most ±8.64e15)`
+      : null;
 const optObj = (key: string): Check => (r) =>
   r[key] === undefined || r[key] === null || isObject(r[key]) ? null : `"${key}" must be an object`;
 const oneOf = (key: string, values: readonly string[]): Check => (r) =>
   values.includes(r[key] as string) ? null : `"${key}" must be one of ${values.join(', ')}`;
 
 const checks: Record<RecordType, Check[]> = {
-  'run-start': [str('run_id'), str('v'), str('pipeline'), num('ts'), optObj('sdk'), optObj('entry'), optObj('tags'), optObj('provenance')],
-  'step-start': [str('run_id'), str('step_id'), optStr('parent_id'), str('name'), num('ts'), optObj('metadata')],
-  'step-end': [str('run_id'), str('step_id'), num('ts'), oneOf('status', ['ok', 'error']), optObj('error'), optObj('usage'), optObj('metadata')],
+  'run-start': [str('run_id'), str('v'), str('pipeline'), time('ts'), optObj('sdk'), optObj('entry'), optObj('tags'), optObj('provenance')],
+  'step-start': [str('run_id'), str('step_id'), optStr('parent_id'), str('name'), time('ts'), optObj('metadata')],
+  'step-end': [str('run_id'), str('step_id'), time('ts'), oneOf('status', ['ok', 'error']), optObj('error'), optObj('usage'), optObj('metadata')],
   score: [str('run_id'), str('name'), num('value'), optStr('step_id')],
   verdict: [str('run_id'), (r) => (typeof r.pass === 'boolean' ? null : '"pass" must be true or false')],
-  'run-end': [str('run_id'), num('ts'), oneOf('status', ['ok', 'error']), optObj('error')],
+  'run-end': [str('run_id'), time('ts'), oneOf('status', ['ok', 'error']), optObj('error')],
 };
 
 function nonEmpty(v: unknown): boolean {
@@ -69,13 +77,10 @@ function optionalString(v: unknown): boolean {
 function optionalObject(v: unknown): boolean {
   return v === undefined || v === null || isObject(v);
 }
-function finiteNumber(v: unknown): boolean {
-  return typeof v === 'number' && Number.isFinite(v);
-}
 
 /** checks['step-start'] all pass. */
 function stepStartValid(r: Record<string, unknown>): boolean {
-  return nonEmpty(r.run_id) && nonEmpty(r.step_id) && optionalString(r.parent_id) && nonEmpty(r.name) && finiteNumber(r.ts) && optionalObject(r.metadata);
+  return nonEmpty(r.run_id) && nonEmpty(r.step_id) && optionalString(r.parent_id) && nonEmpty(r.name) && usableTimeMs(r.ts) !== null && optionalObject(r.metadata);
 }
 
 /** checks['step-end'] all pass. */
@@ -83,7 +88,7 @@ function stepEndValid(r: Record<string, unknown>): boolean {
   return (
     nonEmpty(r.run_id) &&
     nonEmpty(r.step_id) &&
-    finiteNumber(r.ts) &&
+    usableTimeMs(r.ts) !== null &&
     (r.status === 'ok' || r.status === 'error') &&
     optionalObject(r.error) &&
     optionalObject(r.usage) &&
@@ -144,6 +149,11 @@ export function parseTraceLine(text: string, line: number): ParsedLine {
       else warnings.push(w);
     }
     if (value.parent_id === undefined) value.parent_id = null;
+  }
+  // Scores and verdicts may leave out "ts" (the store then uses the time of import): one no date can hold counts as left out.
+  if ((type === 'score' || type === 'verdict') && value.ts !== undefined && value.ts !== null && usableTimeMs(value.ts) === null) {
+    warnings = [{ line, level: 'warning', message: `${type} record: "ts" ${clip(String(value.ts), 24)} is not a usable time; read as missing` }];
+    delete value.ts;
   }
   return { kind: 'record', record: value as unknown as TraceRecord, warnings };
 }

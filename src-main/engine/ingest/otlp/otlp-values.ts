@@ -5,6 +5,7 @@
  * their names.
  */
 import type { Json } from '../../../../src-shared/trace-format';
+import { usableTimeMs } from '../../../../src-shared/usable-time';
 import { isObject } from '../foreign/chat-messages';
 
 interface KeyValue {
@@ -71,10 +72,13 @@ export function decodeId(value: unknown, bytes: 8 | 16): string | null {
   return null;
 }
 
-/** Unix nanoseconds (number or decimal string) → epoch ms with microsecond precision; null when absent. */
+/**
+ * Unix nanoseconds (number or decimal string) → epoch ms with microsecond precision; null when absent,
+ * or when a Date cannot hold it (a start so read is a missing start: the span is skipped and named).
+ */
 export function nanosToMs(value: unknown): number | null {
-  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(BigInt(value) / 1000n) / 1000;
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.round(value / 1000) / 1000;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return usableTimeMs(Number(BigInt(value) / 1000n) / 1000);
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return usableTimeMs(Math.round(value / 1000) / 1000);
   return null;
 }
 

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Json, StepType } from '../../../../src-shared/trace-format';
+import { usableTimeMs } from '../../../../src-shared/usable-time';
 import { isObject } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { brokenDocumentError, documentErrorIssue, listElementLines } from '../foreign/json-text-places';
@@ -112,22 +113,39 @@ function typeOf(m: Message): StepType {
   return 'agent';
 }
 
-function timeOf(m: Message): number | null {
-  for (const k of ['timestamp', 'created_at', 'time', 'ts']) {
+const TIME_KEYS = ['timestamp', 'created_at', 'time', 'ts'];
+
+/**
+ * A message's time in ms (the first of TIME_KEYS that holds one), or null; `unusable` names the first
+ * key whose value is there but is no time a Date can hold (unparsable text, 1e300), for a warning.
+ */
+function timeOf(m: Message): { ms: number | null; unusable: string | null } {
+  let unusable: string | null = null;
+  for (const k of TIME_KEYS) {
     const v = m[k];
-    if (typeof v === 'number' && Number.isFinite(v)) return v < 1e11 ? v * 1000 : v; // seconds or ms
-    if (typeof v === 'string') {
-      const ms = Date.parse(v);
-      if (!Number.isNaN(ms)) return ms;
-    }
+    if (v === undefined || v === null) continue;
+    const ms = typeof v === 'number' ? usableTimeMs(v < 1e11 ? v * 1000 : v) : typeof v === 'string' ? usableTimeMs(Date.parse(v)) : null; // seconds or ms
+    if (ms !== null) return { ms, unusable: null };
+    unusable ??= k;
   }
-  return null;
+  return { ms: null, unusable };
+}
+
+/** The warning for a message whose time is there but unusable: it counts as missing. */
+function unusableTimeIssue(m: Message, key: string, line: number, path: string): ForeignIssue {
+  const shown = JSON.stringify(m[key]);
+  const value = shown.length > 40 ? `${shown.slice(0, 40)}…` : shown;
+  return { line, level: 'warning', message: `${path}: "${key}" ${value} is not a usable time; read as missing (the messages' times are then 1 ms apart from 1970)` };
 }
 
 export function parseChatTranscript(text: string, fileName: string, issues: ForeignIssue[]): ForeignRun[] {
   const messages = messagesOf(text, issues);
   if (messages.length === 0) return [];
-  const times = messages.map((m) => timeOf(m.message));
+  const times = messages.map(({ message, line, path }) => {
+    const t = timeOf(message);
+    if (t.unusable !== null) issues.push(unusableTimeIssue(message, t.unusable, line, path));
+    return t.ms;
+  });
   // Transcripts often carry no times: keep the order with 1 ms per message and say the times are synthetic.
   const synthetic = times.some((t) => t === null);
   const steps: ForeignStep[] = messages.map(({ message, line, path }, i): ForeignStep => {
