@@ -99,7 +99,7 @@ describe('times no date can hold', () => {
     expect(said).toMatch(/native\.jsonl:2: error: step-start record: "ts" 1e\+300 is not a usable time/);
     expect(said).toMatch(/native\.jsonl:3: error: step-end record: "ts" -1e\+300 is not a usable time/);
     expect(said).toMatch(/native\.jsonl:5: warning: score record: "ts" 1e\+300 is not a usable time; read as missing/);
-    expect(said).toMatch(/otlp\.json:1: error: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]: no startTimeUnixNano; span skipped/);
+    expect(said).toMatch(/otlp\.json:1: error: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]: startTimeUnixNano "9+" is not a usable time; span skipped/);
     expect(said).toMatch(/chat\.jsonl:1: warning: line 1: "timestamp" 1e\+300 is not a usable time; read as missing/);
 
     const shown = await listAndShowAll();

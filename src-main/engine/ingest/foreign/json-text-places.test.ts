@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fuzzCase } from '../../../../test/fuzz/trace-mutations';
-import { brokenDocumentError, firstJsonSyntaxError, listElementLines, valueLineAt } from './json-text-places';
+import { brokenDocumentError, firstJsonSyntaxError, listElementLines, valueLineAt, valueLinesAt } from './json-text-places';
 
 const FOREIGN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../test/fixtures/foreign');
 
@@ -108,5 +108,12 @@ describe('the line of a value by its path', () => {
   });
   it('takes the last of repeated keys, as JSON.parse does', () => {
     expect(valueLineAt('{"a": [1],\n"a": [\n2]}', ['a', 0])).toBe(3);
+    // Only the first value under the key had a second element: JSON.parse's document has none.
+    expect(valueLineAt('{"a": [1,\n2],\n"a": [3]}', ['a', 1])).toBeNull();
+  });
+  it('finds many paths in one scan, each as it would alone', () => {
+    const paths = [['a', 2], ['b'], ['a', 1, 'b', 1], ['nowhere'], []];
+    expect(valueLinesAt(text, paths)).toEqual(paths.map((p) => valueLineAt(text, p)));
+    expect(valueLinesAt(text, paths)).toEqual([8, 10, 6, null, 1]);
   });
 });

@@ -192,18 +192,7 @@ export function firstJsonSyntaxError(text: string): JsonSyntaxError | null {
 export function brokenDocumentError(text: string): JsonSyntaxError | null {
   const error = scan(text);
   if (error === null || error.problem.startsWith(MORE_TEXT)) return null;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    // Only what can be an object: a thrown SyntaxError per fragment line would cost seconds on a big file.
-    if (line.length < 3 || line[0] !== '{' || line[line.length - 1] !== '}') continue;
-    try {
-      // The line as the line-by-line read parses it: trim() also drops spaces JSON does not allow (NBSP).
-      const v = JSON.parse(raw) as unknown;
-      if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) return null;
-    } catch {
-      // a broken line: not proof either way
-    }
-  }
+  for (const raw of text.split('\n')) if (holdsObjectOfItsOwn(raw)) return null;
   return error;
 }
 
@@ -241,28 +230,60 @@ export function listElementLines(text: string, key: string | null): number[] | n
 /**
  * The line on which the value at `path` starts (keys and list positions from
  * the document down, e.g. ['resourceSpans', 0, 'scopeSpans', 2]), for a
- * message about a value that is there but is not what the format wants. The
- * last of repeated keys, as JSON.parse keeps; null when the text is not one
- * valid JSON document or has no such value.
+ * message about a value that is there but is not what the format wants. As
+ * JSON.parse keeps the last of repeated keys, so does this: a value met again
+ * under a repeated key forgets what was found below its first. Null when the
+ * text is not one valid JSON document or has no such value.
  */
 export function valueLineAt(text: string, path: readonly (string | number)[]): number | null {
-  // Per container depth: whether it is a list, its next element's index, the member key last read.
+  return valueLinesAt(text, [path])[0];
+}
+
+interface PathNode {
+  children: Map<string | number, PathNode>;
+  /** The asked paths that end here. */
+  ends: number[];
+  /** The asked paths that end here or below. */
+  below: number[];
+  seen: boolean;
+}
+
+/** valueLineAt for many paths in one scan of the text. */
+export function valueLinesAt(text: string, paths: readonly (readonly (string | number)[])[]): (number | null)[] {
+  const lines: (number | null)[] = paths.map(() => null);
+  const root: PathNode = { children: new Map(), ends: [], below: [], seen: false };
+  paths.forEach((path, i) => {
+    let node = root;
+    node.below.push(i);
+    for (const step of path) {
+      let next = node.children.get(step);
+      if (!next) node.children.set(step, (next = { children: new Map(), ends: [], below: [], seen: false }));
+      node = next;
+      node.below.push(i);
+    }
+    node.ends.push(i);
+  });
+  // Per container depth: whether it is a list, its next element's index, the member key last read; and the
+  // asked-path node each open value is at (null once off every asked path).
   const isList: boolean[] = [];
   const next: number[] = [];
   const keys: string[] = [];
-  // How many leading steps of `path` the containers open now agree with.
-  let agreed = 0;
-  let found: number | null = null;
+  const nodes: (PathNode | null)[] = [];
   const error = scan(text, {
     key: (k, depth) => (keys[depth] = k),
     value: (offset, depth, line) => {
-      // The values open now are the ancestors (depths 0 .. depth - 1): what matched deeper has closed.
-      agreed = Math.min(agreed, Math.max(depth - 1, 0));
+      let node: PathNode | null = root;
       if (depth > 0) {
         const step = isList[depth - 1] ? next[depth - 1]++ : keys[depth - 1];
-        if (agreed === depth - 1 && depth <= path.length && path[depth - 1] === step) agreed = depth;
+        node = nodes[depth - 1]?.children.get(step) ?? null;
       }
-      if (agreed === path.length && depth === path.length) found = line;
+      nodes[depth] = node;
+      if (node) {
+        // Met again: a repeated key replaced the first value, and what was found under it.
+        if (node.seen) for (const i of node.below) lines[i] = null;
+        node.seen = true;
+        for (const i of node.ends) lines[i] = line;
+      }
       const c = text[offset];
       if (c === '[' || c === '{') {
         isList[depth] = c === '[';
@@ -270,5 +291,22 @@ export function valueLineAt(text: string, path: readonly (string | number)[]): n
       }
     },
   });
-  return error ? null : found;
+  return error ? paths.map(() => null) : lines;
+}
+
+/**
+ * Whether a line holds a non-empty JSON object of its own, as a line-by-line
+ * read parses it (an indenting printer never writes one on a line).
+ */
+export function holdsObjectOfItsOwn(raw: string): boolean {
+  const line = raw.trim();
+  // Only what can be an object: a thrown SyntaxError per fragment line would cost seconds on a big file.
+  if (line.length < 3 || line[0] !== '{' || line[line.length - 1] !== '}') return false;
+  try {
+    // The line as the line-by-line read parses it: trim() also drops spaces JSON does not allow (NBSP).
+    const v = JSON.parse(raw) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
+  } catch {
+    return false; // a broken line: not proof either way
+  }
 }

@@ -9,7 +9,7 @@ import { isObject } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { eventsOf, spanError, spanFacts } from './otlp-span-mapping';
 import { attributeMap, decodeId, nanosToMs, spanKindName, statusIsError } from './otlp-values';
-import { brokenDocumentError, documentErrorIssue, valueLineAt } from '../foreign/json-text-places';
+import { brokenDocumentError, documentErrorIssue, firstJsonSyntaxError, valueLinesAt } from '../foreign/json-text-places';
 
 export interface Located {
   span: Record<string, unknown>;
@@ -21,85 +21,69 @@ export interface Located {
   scope: string | null;
 }
 
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-function lineAt(starts: number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}
-
-/** The line on which each span id first appears as a `"spanId"` value, for messages about a pretty-printed document. */
-function spanIdLines(text: string): Map<string, number> {
-  const starts = lineStarts(text);
-  const lines = new Map<string, number>();
-  const re = /"spanId"\s*:\s*"([^"]*)"/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) if (!lines.has(m[1])) lines.set(m[1], lineAt(starts, m.index));
-  return lines;
-}
-
-/** Where a pretty-printed document's values are: the line of each span id, and the line of any value by its path. */
-interface DocumentPlaces {
-  idLines: Map<string, number>;
-  lineOf(path: (string | number)[]): number;
-}
-
-export function collectSpans(request: unknown, baseLine: number, places: DocumentPlaces | null, prefix: string, issues: ForeignIssue[]): Located[] {
-  const lineOf = (path: (string | number)[]) => places?.lineOf(path) ?? baseLine;
+/**
+ * The spans of one request, each with where it is: `baseLine` (a JSON Lines file's line) or, in a document read
+ * whole (`documentText`), the line each span and each odd value starts on, found for all at once after the walk.
+ */
+export function collectSpans(request: unknown, baseLine: number, documentText: string | null, prefix: string, issues: ForeignIssue[]): Located[] {
   const out: Located[] = [];
+  const paths: (string | number)[][] = [];
+  const placed: { line: number }[] = [];
+  const placeAt = (target: { line: number }, path: (string | number)[]) => {
+    if (documentText === null) return;
+    paths.push(path);
+    placed.push(target);
+  };
+  const problem = (message: string, path: (string | number)[]) => {
+    const issue: ForeignIssue = { line: baseLine, level: 'error', message };
+    issues.push(issue);
+    placeAt(issue, path);
+  };
   if (!isObject(request) || !Array.isArray(request.resourceSpans)) {
     issues.push({ line: baseLine, level: 'error', message: `${prefix}no "resourceSpans" array: not an OTLP ExportTraceServiceRequest` });
     return out;
   }
   request.resourceSpans.forEach((rs, i) => {
     const rsPath = `${prefix}resourceSpans[${i}]`;
-    if (!isObject(rs)) {
-      issues.push({ line: lineOf(['resourceSpans', i]), level: 'error', message: `${rsPath}: not an object; skipped` });
-      return;
-    }
+    if (!isObject(rs)) return problem(`${rsPath}: not an object; skipped`, ['resourceSpans', i]);
     const resource = attributeMap(isObject(rs.resource) ? rs.resource.attributes : undefined);
     // Collectors before OTLP 0.19 wrote "instrumentationLibrarySpans".
     const scopesKey = Array.isArray(rs.scopeSpans) ? 'scopeSpans' : 'instrumentationLibrarySpans';
     const scopes = Array.isArray(rs[scopesKey]) ? (rs[scopesKey] as unknown[]) : [];
     scopes.forEach((ss, j) => {
       const ssPath = `${rsPath}.scopeSpans[${j}]`;
-      if (!isObject(ss) || !Array.isArray(ss.spans)) {
-        issues.push({ line: lineOf(['resourceSpans', i, scopesKey, j]), level: 'error', message: `${ssPath}: no "spans" array; skipped` });
-        return;
-      }
+      if (!isObject(ss) || !Array.isArray(ss.spans)) return problem(`${ssPath}: no "spans" array; skipped`, ['resourceSpans', i, scopesKey, j]);
       const scopeObj = isObject(ss.scope) ? ss.scope : isObject(ss.instrumentationLibrary) ? ss.instrumentationLibrary : null;
       const scope = scopeObj && typeof scopeObj.name === 'string' ? `${scopeObj.name}${typeof scopeObj.version === 'string' && scopeObj.version ? '@' + scopeObj.version : ''}` : null;
       ss.spans.forEach((span, k) => {
         const path = `${ssPath}.spans[${k}]`;
-        const rawId = isObject(span) && typeof span.spanId === 'string' ? span.spanId : null;
-        if (!isObject(span)) {
-          issues.push({ line: lineOf(['resourceSpans', i, scopesKey, j, 'spans', k]), level: 'error', message: `${path}: not an object; skipped` });
-          return;
-        }
-        const line = (rawId !== null && places?.idLines.get(rawId)) || baseLine;
-        out.push({ span, at: [i, j, k], path, line, resource, scope });
+        const where = ['resourceSpans', i, scopesKey, j, 'spans', k];
+        if (!isObject(span)) return problem(`${path}: not an object; skipped`, where);
+        const located: Located = { span, at: [i, j, k], path, line: baseLine, resource, scope };
+        placeAt(located, where);
+        out.push(located);
       });
     });
   });
+  if (documentText !== null && paths.length > 0) {
+    const lines = valueLinesAt(documentText, paths);
+    placed.forEach((p, n) => (p.line = lines[n] ?? baseLine));
+  }
   return out;
+}
+
+/** A JSON Lines line JSON.parse rejected, named in the scanner's words at its column (V8's would quote the file). */
+export function badLineIssue(line: number, text: string): ForeignIssue {
+  const error = firstJsonSyntaxError(text);
+  const problem = error && error.offset >= text.trimEnd().length ? 'the line ends before its value does (cut off while it was written?)' : error?.problem;
+  return { line, level: 'error', message: `line ${line}: not valid JSON${error ? ` at column ${error.column}: ${problem}` : ''}; line skipped` };
 }
 
 function parseRequests(text: string, issues: ForeignIssue[]): Located[] {
   const trimmed = text.trim();
   try {
     const doc = JSON.parse(trimmed) as unknown;
-    // Only a message about a value that is not what OTLP wants looks for its line (a scan of the whole text).
-    const scanned = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    return collectSpans(doc, 1, { idLines: spanIdLines(text), lineOf: (path) => valueLineAt(scanned, path) ?? 1 }, '', issues);
+    return collectSpans(doc, 1, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, '', issues);
   } catch {
     // Not one document: JSON Lines, one request per line; unless it is one document spanning lines that is broken.
     const broken = brokenDocumentError(text);
@@ -115,8 +99,8 @@ function parseRequests(text: string, issues: ForeignIssue[]): Located[] {
     let request: unknown;
     try {
       request = JSON.parse(raw);
-    } catch (error) {
-      issues.push({ line: i + 1, level: 'error', message: `line ${i + 1}: not valid JSON (${(error as Error).message}); line skipped` });
+    } catch {
+      issues.push(badLineIssue(i + 1, raw));
       return;
     }
     for (const span of collectSpans(request, i + 1, null, `line ${i + 1}: `, issues)) out.push(span);
@@ -128,7 +112,7 @@ function toStep(located: Located, traceId: string, spanId: string, issues: Forei
   const { span, path, line } = located;
   const start = nanosToMs(span.startTimeUnixNano);
   if (start === null) {
-    issues.push({ line, level: 'error', message: `${path}: no startTimeUnixNano; span skipped` });
+    issues.push({ line, level: 'error', message: `${path}: ${span.startTimeUnixNano === undefined ? 'no startTimeUnixNano' : `startTimeUnixNano ${JSON.stringify(span.startTimeUnixNano).slice(0, 40)} is not a usable time`}; span skipped` });
     return null;
   }
   const attrs = attributeMap(span.attributes);

@@ -80,7 +80,12 @@ describe('OTLP files as other clients write them', () => {
       expect.stringContaining(`resourceSpans[0].scopeSpans[0].spans[${prompt}]: no startTimeUnixNano`),
     ]);
     const lines = text.split('\n');
-    expect(lines[errors[0].line - 1]).toContain(`"spanId": "${spans[lookup].spanId}"`);
+    // Each is named at the line its span starts on: the first id on the lines that follow is the span's own.
+    for (const [e, at] of [[errors[0], lookup], [errors[1], prompt]] as const) {
+      expect(lines[e.line - 1].trim()).toBe('{');
+      const own = lines.slice(e.line).findIndex((l) => l.includes('"spanId"'));
+      expect(lines[e.line + own]).toContain(`"spanId": "${spans[at].spanId}"`);
+    }
     expect(runs[0].steps).toHaveLength(reference[0].steps.length - 1);
     expect(runs[1].steps.map((s) => s.name)).toEqual(['summarize_conversation', 'ChatOpenAI']);
   });

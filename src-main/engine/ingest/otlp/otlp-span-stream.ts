@@ -6,11 +6,13 @@
  * request and is parsed whole. Positions, lines and messages are those of the
  * whole-document parser (otlp-import.ts), which the tests compare it with.
  */
+import fs from 'node:fs';
 import type { Json } from '../../../../src-shared/trace-format';
 import { isObject } from '../foreign/chat-messages';
 import type { ForeignIssue } from '../foreign/foreign-run';
 import { JsonByteReader, MalformedJson, TruncatedJson } from '../stream/json-byte-reader';
-import { collectSpans, type Located } from './otlp-import';
+import { badLineIssue, collectSpans, type Located } from './otlp-import';
+import { firstJsonSyntaxError, holdsObjectOfItsOwn } from '../foreign/json-text-places';
 import { attributeMap } from './otlp-values';
 
 /**
@@ -36,9 +38,17 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_OBJECT = 0x7d;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
+const NEWLINE = 0x0a;
 
-/** First line of every `"spanId": "…"` value, as otlp-import.ts's spanIdLines finds them in the whole text. */
-const SPAN_ID = /"spanId"\s*:\s*"([^"]*)"/g;
+/** A part the reader hands to JSON.parse whole (a resource, a scope), parsed; a broken one is malformed JSON at its start. */
+function parseCaptured(r: JsonByteReader): unknown {
+  const { text, offset } = r.captureValue();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new MalformedJson(offset, 'a malformed value');
+  }
+}
 
 function scopeName(value: unknown): string | null {
   if (!isObject(value) || typeof value.name !== 'string') return null;
@@ -64,8 +74,8 @@ function* elements<T>(r: JsonByteReader, each: (index: number) => Generator<T>):
 export class OtlpSpanStream {
   readonly reader: JsonByteReader;
   private readonly spans: Generator<Located>;
-  /** Line of the first `"spanId"` of each id (pretty-printed documents only). */
-  private readonly idLines = new Map<string, number>();
+  /** The document stopped being JSON, or was cut off, before its end (a JSON Lines file with broken first lines reads so). */
+  broken = false;
 
   constructor(
     fd: number,
@@ -94,8 +104,8 @@ export class OtlpSpanStream {
       let request: unknown;
       try {
         request = JSON.parse(line.text);
-      } catch (error) {
-        this.issues.push({ line: lineNo, level: 'error', message: `line ${lineNo}: not valid JSON (${(error as Error).message}); line skipped` });
+      } catch {
+        this.issues.push(badLineIssue(lineNo, line.text));
         continue;
       }
       yield* collectSpans(request, lineNo, null, `line ${lineNo}: `, this.issues);
@@ -134,11 +144,16 @@ export class OtlpSpanStream {
     } catch (err) {
       if (err instanceof TruncatedJson) {
         const line = r.lineAt(err.offset);
-        this.issues.push({ line, level: 'error', message: `the file ends inside the OTLP document (line ${line}, byte ${err.offset}): it was cut off; the spans before the cut are imported` });
+        this.issues.push({ line, level: 'error', message: `the file ends inside the OTLP document (line ${line}, byte ${err.offset}): it was cut off; the spans before the cut are imported, and their runs marked incomplete` });
       } else if (err instanceof MalformedJson) {
         const line = r.lineAt(err.offset);
-        this.issues.push({ line, level: 'error', message: `not valid JSON at line ${line} (${err.message}); the rest of the file is skipped` });
+        this.issues.push({ line, level: 'error', message: `not valid JSON at line ${line} (${err.message}); the rest of the file is skipped and the runs marked incomplete` });
+      } else if (err instanceof SyntaxError) {
+        // A key's escape JSON.parse rejected (the reader decodes keys with it); V8's words would quote the file.
+        const line = r.lineAt(r.offset);
+        this.issues.push({ line, level: 'error', message: `not valid JSON at line ${line} (a key with an escape JSON does not allow, before byte ${r.offset}); the rest of the file is skipped and the runs marked incomplete` });
       } else throw err;
+      this.broken = true;
     }
   }
 
@@ -166,7 +181,7 @@ export class OtlpSpanStream {
       if (key === 'resource') {
         if (sawResource) throw new UnusualOtlpShape(`${rsPath}: "resource" appears twice`);
         sawResource = true;
-        const value = JSON.parse(r.captureValue().text) as unknown;
+        const value = parseCaptured(r);
         const attrs = attributeMap(isObject(value) ? value.attributes : undefined);
         if (!this.late.resources.has(i)) Object.assign(resource, attrs);
         if (sawScopes && this.firstPass) this.late.resources.set(i, resource);
@@ -205,7 +220,7 @@ export class OtlpSpanStream {
         if (key === 'scope' || key === 'instrumentationLibrary') {
           if (sawScope) throw new UnusualOtlpShape(`${ssPath}: more than one scope`);
           sawScope = true;
-          const value = JSON.parse(r.captureValue().text) as unknown;
+          const value = parseCaptured(r);
           if (!this.late.scopes.has(lateKey)) scope = scopeName(value);
           if (sawSpans && this.firstPass) this.late.scopes.set(lateKey, scope);
         } else if (key === 'spans') {
@@ -234,54 +249,80 @@ export class OtlpSpanStream {
     let span: Record<string, unknown>;
     try {
       span = JSON.parse(text) as Record<string, unknown>;
-    } catch (error) {
-      const line = r.lineAt(offset);
-      this.issues.push({ line, level: 'error', message: `${path}: not valid JSON (${(error as Error).message}); span skipped` });
+    } catch {
+      // Named in the scanner's words at its place: V8's would quote the file.
+      const error = firstJsonSyntaxError(text);
+      const line = r.lineAt(offset) + (error ? error.line - 1 : 0);
+      this.issues.push({ line, level: 'error', message: `${path}: not valid JSON${error ? ` at line ${line}, column ${error.column}: ${error.problem}` : ''}; span skipped` });
       return;
     }
-    let line = 1;
-    if (r.sawNewline) {
-      // A pretty-printed document: name the line where the span id first appears, as the whole-text parser does.
-      const startLine = r.lineAt(offset);
-      if (startLine > 1 || text.includes('\n')) {
-        let at = 0;
-        let lineOfAt = startLine;
-        SPAN_ID.lastIndex = 0;
-        for (let m = SPAN_ID.exec(text); m; m = SPAN_ID.exec(text)) {
-          for (let nl = text.indexOf('\n', at); nl !== -1 && nl < m.index; nl = text.indexOf('\n', nl + 1)) lineOfAt += 1;
-          at = m.index;
-          if (!this.idLines.has(m[1])) this.idLines.set(m[1], lineOfAt);
-        }
-      }
-      const rawId = typeof span.spanId === 'string' ? span.spanId : null;
-      line = (rawId !== null && this.idLines.get(rawId)) || 1;
-    }
+    // The line the span starts on, as the whole-document parser names it (1 throughout a one-line document).
+    const line = r.lineAt(offset);
     yield { span, at, path, line, resource, scope };
   }
 }
 
 /**
- * Whether a file is JSON Lines of requests rather than one document: its first
- * two non-blank lines each start an object, and one of them is a whole JSON
- * value by itself (a document laid out one resource per line is not). The
- * first line is not held: a one-line document may be the whole file.
+ * Whether a file is JSON Lines of requests rather than one document, as the
+ * whole-document parser decides: its first non-blank line is a JSON value by
+ * itself and more text follows. A first line that is not (a document spread
+ * over lines, or a JSON Lines file whose first line is broken) is read as a
+ * document; the import reads it again as JSON Lines if that document breaks
+ * and a line holds an object of its own (hasObjectLine). The first line is
+ * not read whole when nothing follows it: a one-line document may be the
+ * whole file.
  */
 export function isJsonLines(fd: number, start: number): boolean {
   const r = new JsonByteReader(fd, start, false);
-  if (r.peek() !== OPEN_OBJECT) return false;
+  if (r.peek() === -1) return false;
   const first = r.offset;
   r.skipLine();
-  if (r.peek() !== OPEN_OBJECT) return false;
-  const parses = (text: string) => {
-    try {
-      JSON.parse(text);
-      return true;
-    } catch {
-      return false;
-    }
+  if (r.peek() === -1) return false;
+  const text = new JsonByteReader(fd, first, false).nextLine()?.text ?? '';
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether any line of the file holds a non-empty JSON object of its own (brokenDocumentError's test for JSON
+ * Lines). Only a line whose first and last non-space bytes are braces is read as text: a cut one-line document
+ * of hundreds of MB is not.
+ */
+export function hasObjectLine(fd: number, start: number): boolean {
+  const buf = Buffer.allocUnsafe(1 << 20);
+  let lineStart = start;
+  let first = -1;
+  let last = -1;
+  const lineHolds = (end: number): boolean => {
+    const holds = first === OPEN_OBJECT && last === CLOSE_OBJECT && holdsObjectOfItsOwn(readText(fd, lineStart, end));
+    first = last = -1;
+    return holds;
   };
-  if (parses(r.nextLine()?.text ?? '')) return true;
-  return parses(new JsonByteReader(fd, first, false).nextLine()?.text ?? '');
+  for (let pos = start; ; ) {
+    const n = fs.readSync(fd, buf, 0, buf.length, pos);
+    if (n <= 0) return lineHolds(pos);
+    for (let i = 0; i < n; i++) {
+      const c = buf[i];
+      if (c === NEWLINE) {
+        if (lineHolds(pos + i)) return true;
+        lineStart = pos + i + 1;
+      } else if (c !== 0x20 && c !== 0x09 && c !== 0x0d) {
+        if (first === -1) first = c;
+        last = c;
+      }
+    }
+    pos += n;
+  }
+}
+
+function readText(fd: number, from: number, to: number): string {
+  const bytes = Buffer.allocUnsafe(to - from);
+  fs.readSync(fd, bytes, 0, bytes.length, from);
+  return bytes.toString('utf8');
 }
 
 /** Steps past what follows an object member: true at the object's closing brace, past the comma otherwise. */

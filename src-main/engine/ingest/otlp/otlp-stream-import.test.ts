@@ -273,6 +273,99 @@ describe('a file small enough is read once', () => {
   });
 });
 
+describe('a file that changes between the two passes', () => {
+  const line = (spans: unknown[]) => JSON.stringify(doc(spans));
+  const ROOT_SPAN = span({ id: 'a1', name: 'root', start: 10, end: 100 });
+  const CHILD = span({ id: 'a2', parent: 'a1', name: 'child-b', start: 20, end: 30 });
+  const edits: Record<string, (text: string) => string> = {
+    appended: (t) => `${t}${line([span({ id: 'a3', parent: 'a1', name: 'child-c', start: 40, end: 50 })])}\n`,
+    prepended: (t) => `${line([span({ id: 'a9', parent: 'a1', name: 'new-first', start: 5, end: 6 })])}\n${t}`,
+    swapped: (t) => `${t.split('\n').slice(0, 2).reverse().join('\n')}\n`,
+    shortened: (t) => `${t.split('\n')[0]}\n`,
+  };
+  for (const [how, edit] of Object.entries(edits)) {
+    it(`(${how}) stops with a message instead of writing spans into the wrong plan; the next import stores what the whole import does`, () => {
+      const file = write(`changing-${how}.jsonl`, `${line([ROOT_SPAN])}\n${line([CHILD])}\n`);
+      const db = openDatabase(path.join(dir, `changing-${how}.db`));
+      const fd = fs.openSync(file, 'r');
+      const errors: ImportError[] = [];
+      let edited = false;
+      try {
+        importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', errors, {
+          onePassMaxBytes: 0,
+          onProgress: (p) => {
+            if (p.phase !== 'write' || edited) return;
+            edited = true;
+            fs.writeFileSync(file, edit(fs.readFileSync(file, 'utf8')));
+          },
+        });
+      } finally {
+        fs.closeSync(fd);
+      }
+      expect(edited).toBe(true);
+      expect(errors.map((e) => e.message)).toContainEqual(expect.stringContaining('the file changed while it was imported'));
+      // Not marked imported: the watcher's next look reads it again, and the rows are those of the file as it is now.
+      expect(importFile(db, file, { final: true }).newErrors.filter((e) => e.level === 'error')).toEqual([]);
+      const again = (db.prepare('SELECT step_id, parent_id, idx, name, replay_key FROM steps ORDER BY run_id, idx').all() as unknown[]);
+      db.close();
+      const whole = openDatabase(path.join(dir, `changing-${how}-whole.db`));
+      const wfd = fs.openSync(file, 'r');
+      importWhole(whole, wfd, file, fs.fstatSync(wfd).size, 'otlp', []);
+      fs.closeSync(wfd);
+      expect(again).toEqual(whole.prepare('SELECT step_id, parent_id, idx, name, replay_key FROM steps ORDER BY run_id, idx').all());
+      whole.close();
+    });
+  }
+});
+
+describe('JSON Lines or one document: the streamed import decides as the whole import does', () => {
+  const S1 = span({ id: '1', name: 'first', start: 10, end: 20 });
+  const S2 = span({ id: '2', name: 'second', start: 30, end: 40 });
+  it('a document laid out one resource per line is one document', () => {
+    const d = doc([S1]);
+    const text = `{"resourceSpans":[\n${JSON.stringify(d.resourceSpans[0])}\n]}\n`;
+    expect(expectSameAsWhole(write('resource-per-line.json', text)).steps).toHaveLength(1);
+  });
+  it('JSON Lines whose second line is garbage or NUL bytes keep every good line', () => {
+    for (const bad of ['GARBAGE', '\u0000\u0000\u0000{']) {
+      const r = expectSameAsWhole(write('garbage-second.jsonl', [JSON.stringify(doc([S1])), bad, JSON.stringify(doc([S2])), ''].join('\n')));
+      expect(r.steps).toHaveLength(2);
+      expect(r.problems.join('\n')).toContain('line 2: not valid JSON');
+    }
+  });
+  it('JSON Lines whose first two lines are cut keep the lines after them', () => {
+    const good = JSON.stringify(doc([S1]));
+    const text = [good.slice(0, 30), good.slice(0, 50), good, JSON.stringify(doc([S2])), ''].join('\n');
+    const r = expectSameAsWhole(write('cut-first-lines.jsonl', text));
+    expect(r.steps).toHaveLength(2);
+    expect(r.problems.filter((p) => p.startsWith('error'))).toEqual([
+      expect.stringMatching(/^error line 1: line 1: not valid JSON at column \d+: the line ends before its value does/),
+      expect.stringMatching(/^error line 2: line 2: not valid JSON/),
+    ]);
+  });
+  it('a broken resource, scope or key escape is named at its line in the reader\'s own words, without an exception', () => {
+    const spans = JSON.stringify([S1]);
+    const cases = [
+      `{"resourceSpans":[\n{"resource":{"attributes":[1,]},\n"scopeSpans":[{"spans":${spans}}]}]}`,
+      `{"resourceSpans":[\n{"scopeSpans":[{"scope":{"name":"x",},\n"spans":${spans}}]}]}`,
+      `{"resourceSpans":[\n{"scopeSpans":[{"sc\\qope":{},\n"spans":${spans}}]}]}`,
+    ];
+    cases.forEach((text, i) => {
+      const db = openDatabase(path.join(dir, `broken-part-${i}.db`));
+      const file = write(`broken-part-${i}.json`, text);
+      const errors: ImportError[] = [];
+      const fd = fs.openSync(file, 'r');
+      expect(() => importForeign(db, fd, file, fs.fstatSync(fd).size, 'otlp', errors)).not.toThrow();
+      fs.closeSync(fd);
+      const messages = errors.filter((e) => e.level === 'error');
+      expect(messages, text).toEqual([expect.objectContaining({ line: 2, message: expect.stringMatching(/^not valid JSON at line 2 /) })]);
+      // V8's words quote the file ("Unexpected token ... is not valid JSON"); the reader's do not.
+      expect(messages[0].message).not.toMatch(/Unexpected|is not valid JSON|attributes|qope/);
+      db.close();
+    });
+  });
+});
+
 describe('a synthetic root for a missing parent', () => {
   it('never takes the id of a recorded step: the recorded one keeps it, the root gets ~2, streamed and whole alike', () => {
     const missing = '00000000000000ff';
@@ -313,6 +406,9 @@ describe('what only the streaming import does', () => {
     const problem = r.newErrors.find((e) => e.message.includes('cut off'));
     expect(problem?.line).toBe(cutLine);
     expect(problem?.message).toContain(`line ${cutLine}`);
+    // The spans after the cut may have held anything (an error, the answer): the run is not shown as complete.
+    expect(db.prepare('SELECT status, ended_at FROM runs').get()).toEqual({ status: 'incomplete', ended_at: null });
+    expect(problem?.message).toContain('marked incomplete');
     db.close();
   });
 

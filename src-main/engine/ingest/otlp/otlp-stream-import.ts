@@ -35,7 +35,7 @@ import { StreamedWrites } from '../stream/streamed-writes';
 import { runStreamedImport, runStreamedImportAsync, type StreamedImportJob, type StreamedImportOptions } from '../stream/run-streamed-import';
 import { StringTable } from '../../text/string-table';
 import { spanStep, traceRun } from './otlp-import';
-import { isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream';
+import { hasObjectLine, isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream';
 
 /** Spans handled between two looks at the event loop (async import) and two progress reports. */
 const SPANS_PER_TURN = 2000;
@@ -72,16 +72,23 @@ class OtlpStreamImport implements StreamedImportJob {
   private readonly late: LateFields = { resources: new Map(), scopes: new Map() };
   private readonly traces = new Map<string, TraceColumns>();
   /** Span names, shared by every trace of the file. */
-  private readonly names = new StringTable();
+  private names = new StringTable();
   private readonly runs = new Map<string, ColumnarPlan>();
   private readonly start: number;
-  private readonly jsonLines: boolean;
+  private jsonLines: boolean;
   private phase: 'index' | 'write' | 'done' = 'index';
   private stream: OtlpSpanStream;
   /** Set while the file is read once; null when the write reads the file again. */
   private kept: KeptSteps | null;
+  /**
+   * For a write that reads the file again: a digest of each span the first pass planned (its trace, id, parent and
+   * start), in file order, so that a file changed between the passes is found before a span goes to the wrong plan.
+   */
+  private readonly planned: number[] = [];
+  private written = 0;
 
   private readonly size: number;
+  private readonly onePassMaxBytes: number;
 
   constructor(
     private readonly writes: StreamedWrites,
@@ -94,7 +101,31 @@ class OtlpStreamImport implements StreamedImportJob {
     if (bom) this.issues.push({ line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
     this.jsonLines = isJsonLines(fd, this.start);
     this.stream = new OtlpSpanStream(fd, this.start, this.jsonLines, this.issues, this.late, true);
-    this.kept = this.size <= onePassMaxBytes ? { steps: [], traceIds: [], ends: [], lines: [], next: 0 } : null;
+    this.onePassMaxBytes = onePassMaxBytes;
+    this.kept = this.keepSteps();
+  }
+
+  private keepSteps(): KeptSteps | null {
+    return this.size <= this.onePassMaxBytes ? { steps: [], traceIds: [], ends: [], lines: [], next: 0 } : null;
+  }
+
+  /**
+   * A file read as one document that broke, with a line holding an object of its own, is JSON Lines whose first
+   * line is broken (a file exporter's file cut at its start), as the whole-document parser reads it: the first
+   * pass starts again, nothing having been stored yet.
+   */
+  private readAgainAsJsonLines(): boolean {
+    if (this.jsonLines || !this.stream.broken || !hasObjectLine(this.fd, this.start)) return false;
+    this.jsonLines = true;
+    this.issues.length = this.start > 0 ? 1 : 0; // the BOM's warning stays
+    this.late.resources.clear();
+    this.late.scopes.clear();
+    this.traces.clear();
+    this.planned.length = 0;
+    this.names = new StringTable();
+    this.kept = this.keepSteps();
+    this.stream = new OtlpSpanStream(this.fd, this.start, true, this.issues, this.late, true);
+    return true;
   }
 
   /** Bytes of the file the current pass has got through. */
@@ -119,13 +150,14 @@ class OtlpStreamImport implements StreamedImportJob {
   private indexSpans(): void {
     for (let n = 0; n < SPANS_PER_TURN; n++) {
       const item = this.stream.next();
-      if (!item) return this.planRuns();
+      if (!item) return this.readAgainAsJsonLines() ? undefined : this.planRuns();
       const found = spanStep(item, this.issues);
       if (!found) continue;
       const { traceId, spanId, step } = found;
       let trace = this.traces.get(traceId);
       if (!trace) this.traces.set(traceId, (trace = new TraceColumns(item.resource, this.names)));
       trace.add(step, spanId, item.at, this.jsonLines);
+      this.planned.push(spanDigest(traceId, step));
       const kept = this.kept;
       if (kept) {
         // Where the span was is in the trace's columns now (for the plan's messages), and its line below (for the
@@ -149,6 +181,8 @@ class OtlpStreamImport implements StreamedImportJob {
       // traceRun reads only the run's root candidate of the steps (for the pipeline's name).
       const run = traceRun(traceId, { steps: trace.rootCandidate(), spanToStep: new Map(), resource: trace.resource }, traceCount);
       run.steps = [];
+      // A document cut off or broken before its end may have lost any run's later spans: none is shown as complete.
+      if (this.stream.broken) run.finished = false;
       const plan = trace.plan(run, this.issues);
       // Problems of the plan name the run id of the file; the stored run may be renamed.
       this.writes.startRun(plan);
@@ -169,14 +203,28 @@ class OtlpStreamImport implements StreamedImportJob {
     const discard: ForeignIssue[] = [];
     for (let n = 0; n < SPANS_PER_TURN; n++) {
       const item = this.stream.next();
-      if (!item) return this.finishRuns();
+      if (!item) {
+        if (this.written < this.planned.length) return this.stopChanged(`${this.planned.length - this.written} span(s) read before are gone`);
+        return this.finishRuns();
+      }
       discard.length = 0;
       const found = spanStep(item, discard);
       if (!found) continue;
+      if (this.written >= this.planned.length || this.planned[this.written] !== spanDigest(found.traceId, found.step)) {
+        return this.stopChanged(`the span at line ${item.line} is not the one read there before`);
+      }
+      this.written += 1;
       const plan = this.runs.get(found.traceId);
       if (!plan?.nextSpan(found.step, this.writes.pending)) continue;
       this.writes.stepAdded(found.step.position.line);
     }
+  }
+
+  /** The file changed between the passes: the blocks committed stay, as after a cancel, and the file is read again later. */
+  private stopChanged(why: string): void {
+    this.writes.report([{ line: 0, level: 'error', message: `the file changed while it was imported (${why}); ${this.writes.stepsWritten} step(s) stored; import it again` }]);
+    this.writes.stop();
+    this.phase = 'done';
   }
 
   /** The write of a file read once: the first pass's steps, each let go once its records are built. */
@@ -208,6 +256,20 @@ class OtlpStreamImport implements StreamedImportJob {
   result(newErrors: ImportError[]): FileImportResult {
     return this.writes.result(newErrors);
   }
+}
+
+/** A 30-bit digest (FNV-1a) of what places a span in its run's plan. */
+function spanDigest(traceId: string, step: ForeignStep): number {
+  let h = 0x811c9dc5;
+  const mix = (text: string) => {
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    h = Math.imul(h ^ 0x1f, 0x01000193);
+  };
+  mix(traceId);
+  mix(step.id);
+  mix(step.parentId ?? '');
+  mix(String(step.start));
+  return h & 0x3fffffff;
 }
 
 /** How many U+FFFD a UTF-8 decode of the file holds, read a window at a time (only when the file is not valid UTF-8). */
