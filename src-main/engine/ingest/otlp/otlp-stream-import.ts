@@ -84,7 +84,8 @@ class OtlpStreamImport implements StreamedImportJob {
    * For a write that reads the file again: a digest of each span the first pass planned (its trace, id, parent and
    * start), in file order, so that a file changed between the passes is found before a span goes to the wrong plan.
    */
-  private readonly planned: number[] = [];
+  private planned = new Int32Array(1024);
+  private plannedCount = 0;
   private written = 0;
 
   private readonly size: number;
@@ -121,7 +122,7 @@ class OtlpStreamImport implements StreamedImportJob {
     this.late.resources.clear();
     this.late.scopes.clear();
     this.traces.clear();
-    this.planned.length = 0;
+    this.plannedCount = 0;
     this.names = new StringTable();
     this.kept = this.keepSteps();
     this.stream = new OtlpSpanStream(this.fd, this.start, true, this.issues, this.late, true);
@@ -157,7 +158,12 @@ class OtlpStreamImport implements StreamedImportJob {
       let trace = this.traces.get(traceId);
       if (!trace) this.traces.set(traceId, (trace = new TraceColumns(item.resource, this.names)));
       trace.add(step, spanId, item.at, this.jsonLines);
-      this.planned.push(spanDigest(traceId, step));
+      if (this.plannedCount === this.planned.length) {
+        const grown = new Int32Array(this.planned.length * 2);
+        grown.set(this.planned);
+        this.planned = grown;
+      }
+      this.planned[this.plannedCount++] = spanDigest(traceId, step);
       const kept = this.kept;
       if (kept) {
         // Where the span was is in the trace's columns now (for the plan's messages), and its line below (for the
@@ -204,13 +210,13 @@ class OtlpStreamImport implements StreamedImportJob {
     for (let n = 0; n < SPANS_PER_TURN; n++) {
       const item = this.stream.next();
       if (!item) {
-        if (this.written < this.planned.length) return this.stopChanged(`${this.planned.length - this.written} span(s) read before are gone`);
+        if (this.written < this.plannedCount) return this.stopChanged(`${this.plannedCount - this.written} span(s) read before are gone`);
         return this.finishRuns();
       }
       discard.length = 0;
       const found = spanStep(item, discard);
       if (!found) continue;
-      if (this.written >= this.planned.length || this.planned[this.written] !== spanDigest(found.traceId, found.step)) {
+      if (this.written >= this.plannedCount || this.planned[this.written] !== spanDigest(found.traceId, found.step)) {
         return this.stopChanged(`the span at line ${item.line} is not the one read there before`);
       }
       this.written += 1;
