@@ -323,7 +323,7 @@ describe('JSON Lines or one document: the streamed import decides as the whole i
   const S2 = span({ id: '2', name: 'second', start: 30, end: 40 });
   it('a document laid out one resource per line is one document', () => {
     const d = doc([S1]);
-    const text = `{"resourceSpans":[\n${JSON.stringify(d.resourceSpans[0])}\n]}\n`;
+    const text = `{"resourceSpans":[\n${JSON.stringify((d.resourceSpans as unknown[])[0])}\n]}\n`;
     expect(expectSameAsWhole(write('resource-per-line.json', text)).steps).toHaveLength(1);
   });
   it('JSON Lines whose second line is garbage or NUL bytes keep every good line', () => {
