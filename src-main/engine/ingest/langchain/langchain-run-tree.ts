@@ -228,7 +228,7 @@ export function parseLangChain(text: string, fileName: string, issues: ForeignIs
     count: steps.length,
     id: (i) => steps[i].step.id,
     parent: (i) => steps[i].step.parentId,
-    recordedTrace: (i) => (typeof steps[i].f.run.trace_id === 'string' ? steps[i].f.run.trace_id : undefined),
+    recordedTrace: (i) => (typeof steps[i].f.run.trace_id === 'string' && steps[i].f.run.trace_id !== '' ? steps[i].f.run.trace_id : undefined),
   });
   const members = new Map<string, number[]>();
   traceIds.forEach((traceId, i) => {
@@ -242,7 +242,7 @@ export function parseLangChain(text: string, fileName: string, issues: ForeignIs
   const id = (i: number) => steps[i].step.id;
   const parent = (i: number) => steps[i].step.parentId;
   return [...members].map(([traceId, list]) => {
-    const sorted = sortRunSteps(list, (i) => steps[i].step.start, id, tieById);
+    const sorted = sortRunSteps(list, (i) => steps[i].step.start, (i) => tieById.get(id(i))!);
     const root = rootStep(sorted, id, parent);
     return {
       runId: traceId,

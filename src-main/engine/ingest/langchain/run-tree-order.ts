@@ -27,13 +27,23 @@ export function tieOrderOf(run: Record<string, Json>): string {
   return typeof run.dotted_order === 'string' ? run.dotted_order : typeof run.execution_order === 'number' ? String(run.execution_order).padStart(12, '0') : '';
 }
 
-/** Steps given by index, in the order the file lists them (depth first). */
-export interface RunLinks {
+/**
+ * Steps given by index, in the order the file lists them (depth first). Ids are strings (the whole parser) or
+ * numbers standing for them (the streaming import's TextArena), equal exactly when the strings are.
+ */
+export interface RunLinks<K> {
   count: number;
-  id(i: number): string;
-  parent(i: number): string | null;
-  /** The run's recorded trace_id, if a string. */
-  recordedTrace(i: number): string | undefined;
+  id(i: number): K;
+  parent(i: number): K | null;
+  /** The run's recorded trace_id, if a non-empty string. */
+  recordedTrace(i: number): K | undefined;
+}
+
+/** What assignTraces looks ids up in: Maps (the default), or typed arrays where ids are numbers below a bound. */
+export interface IdLookup<K, V> {
+  get(id: K): V | undefined;
+  set(id: K, value: V): unknown;
+  delete(id: K): unknown;
 }
 
 /**
@@ -41,33 +51,32 @@ export interface RunLinks {
  * found by id, the last step of an id winning; memoized by id, so a long chain costs linear time; a
  * parent cycle ends the walk (run-records.ts cuts it with a warning).
  */
-export function assignTraces(links: RunLinks): string[] {
-  const byId = new Map<string, number>();
+export function assignTraces<K>(links: RunLinks<K>, lookup: () => IdLookup<K, K | number> = () => new Map()): K[] {
+  const byId = lookup() as IdLookup<K, number>;
   for (let i = 0; i < links.count; i++) byId.set(links.id(i), i);
-  const traceIds = new Map<string, string>();
-  const out = new Array<string>(links.count);
+  const traceIds = lookup() as IdLookup<K, K>;
+  const out = new Array<K>(links.count);
   const chain: number[] = [];
-  const onChain = new Set<string>();
+  const onChain = lookup() as IdLookup<K, number>;
   for (let i = 0; i < links.count; i++) {
-    chain.length = 0;
-    onChain.clear();
     let current = i;
-    let found: string | undefined;
+    let found: K | undefined;
     for (;;) {
       found = traceIds.get(links.id(current));
       if (found !== undefined) break;
       chain.push(current);
-      onChain.add(links.id(current));
+      onChain.set(links.id(current), 1);
       const p = links.parent(current);
       const parent = p !== null ? byId.get(p) : undefined;
-      if (parent === undefined || onChain.has(links.id(parent))) break;
+      if (parent === undefined || onChain.get(links.id(parent)) !== undefined) break;
       current = parent;
     }
-    if (found === undefined) {
-      const recorded = links.recordedTrace(current);
-      found = recorded !== undefined && recorded !== '' ? recorded : links.id(current);
+    found ??= links.recordedTrace(current) ?? links.id(current);
+    for (const c of chain) {
+      traceIds.set(links.id(c), found);
+      onChain.delete(links.id(c));
     }
-    for (const c of chain) traceIds.set(links.id(c), found);
+    chain.length = 0;
     out[i] = found;
   }
   return out;
@@ -75,18 +84,21 @@ export function assignTraces(links: RunLinks): string[] {
 
 /**
  * A run's steps (indices, in file order) in the order the planner gets them: by start, then LangChain's own
- * start order (keyed by id, the last step of an id winning), then file order.
+ * start order (`tie`: that of the last step of the same id), then file order.
  */
-export function sortRunSteps(members: number[], start: (i: number) => number, id: (i: number) => string, tieById: Map<string, string>): number[] {
+export function sortRunSteps(members: number[], start: (i: number) => number, tie: (i: number) => string): number[] {
   return members.sort((a, b) => {
-    const ta = tieById.get(id(a))!;
-    const tb = tieById.get(id(b))!;
-    return start(a) - start(b) || (ta < tb ? -1 : ta > tb ? 1 : 0);
+    const byStart = start(a) - start(b);
+    if (byStart) return byStart;
+    // Only asked for runs that start together: the streaming import reads them from the file again.
+    const ta = tie(a);
+    const tb = tie(b);
+    return ta < tb ? -1 : ta > tb ? 1 : 0;
   });
 }
 
 /** The run's root, whose name the pipeline takes: the first step in that order whose parent is not in the run. */
-export function rootStep(sorted: number[], id: (i: number) => string, parent: (i: number) => string | null): number | undefined {
+export function rootStep<K>(sorted: number[], id: (i: number) => K, parent: (i: number) => K | null): number | undefined {
   const ids = new Set(sorted.map(id));
   return sorted.find((i) => {
     const p = parent(i);

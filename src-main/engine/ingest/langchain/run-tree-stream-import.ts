@@ -20,9 +20,11 @@
  * or the file's JSON errors are found before anything is stored, and the
  * caller imports such a file whole (its messages are JSON.parse's).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportProgress } from '../../../../src-shared/import-progress';
 import type { ImportError } from '../../../../src-shared/model';
+import type { Json } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
 import { BOM_IGNORED_MESSAGE, type FileImportResult } from '../import-result';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
@@ -31,8 +33,10 @@ import { StreamedWrites } from '../stream/streamed-writes';
 import { runStreamedImport, runStreamedImportAsync, type StreamedImportJob, type StreamedImportOptions } from '../stream/run-streamed-import';
 import { MalformedJson, startsWithByteOrderMark, TruncatedJson } from '../stream/json-byte-reader';
 import { StringTable } from '../../text/string-table';
+import { TextArena } from '../stream/text-arena';
+import { f64, i32, u8, type Column } from '../stream/typed-column';
 import { looksLikeLangChainRun, skippedRun, timeMs, toStep, type LcRun } from './langchain-run-tree';
-import { assignTraces, childPath, PATH_DEPTH, rootStep, sortRunSteps, tieOrderOf, topPath, type TopShape } from './run-tree-order';
+import { assignTraces, childPath, PATH_DEPTH, rootStep, sortRunSteps, tieOrderOf, topPath, type IdLookup, type TopShape } from './run-tree-order';
 import { RankRounds, type RunOrder } from './rank-rounds';
 import { parseMembers, RunTreeWalk, topShape, UnusualRunTreeShape, type Capture } from './run-tree-walk';
 import { isObject } from '../foreign/chat-messages';
@@ -64,23 +68,57 @@ const STEP = 2;
 /** Inside an object that is not a run: the whole parser never reads it. */
 const UNREAD = 3;
 
-/** What the scan keeps of every object at a run's place, by opening number. */
+/**
+ * What the scan keeps of every object at a run's place, in the order the walk hands them out: numbers in typed
+ * columns, strings as numbers of the import's TextArena (ids, parents, trace ids) or as places in the file.
+ */
 class ScanColumns {
-  parent: number[] = [];
-  index: number[] = [];
-  depth: number[] = [];
-  kind: number[] = [];
-  idLine: number[] = [];
-  idEscaped: boolean[] = [];
-  idStr: (string | null)[] = [];
-  explicitParent: (string | null)[] = [];
-  recordedTrace: (string | undefined)[] = [];
-  start: number[] = [];
-  tie: string[] = [];
-  bytes: number[] = [];
-  handedOut: number[] = [];
+  parent = i32();
+  index = i32();
+  depth = i32();
+  kind = u8();
+  idLine = i32();
+  idEscaped = u8();
+  /** Numbers of text strings, NO_TEXT where the member is not a string (for a trace id: or is ''). */
+  id = i32();
+  explicitParent = i32();
+  recordedTrace = i32();
+  start = f64();
+  /**
+   * Where LangChain's own order of a step is in the file, read again only for steps that start together: its
+   * value's first byte (NO_TIE for none) and its length in bytes, negative for an execution_order.
+   */
+  tieAt = f64();
+  tieBytes = i32();
+  bytes = f64();
+  handedOut = i32();
   /** Runs the whole parser skips (no id, no start), with what its message reads. */
   skipped = new Map<number, LcRun>();
+}
+
+/** Not a string (or not the string wanted) where a string's number would be. */
+const NO_TEXT = -1;
+/** No dotted_order string nor execution_order number: the tie is ''. */
+const NO_TIE = -1;
+/** The members whose order decides ties (tieOrderOf), located by the scan's walk. */
+const TIE_MEMBERS: ReadonlySet<string> = new Set(['dotted_order', 'execution_order']);
+
+/** assignTraces's lookups over TextArena numbers, in typed arrays: its Maps held ~60 MB of heap for 417,000 runs. */
+class NumberLookup implements IdLookup<number, number> {
+  private readonly values: Int32Array;
+  constructor(size: number) {
+    this.values = new Int32Array(size).fill(-1);
+  }
+  get(id: number): number | undefined {
+    const v = this.values[id];
+    return v === -1 ? undefined : v;
+  }
+  set(id: number, value: number): void {
+    this.values[id] = value;
+  }
+  delete(id: number): void {
+    this.values[id] = -1;
+  }
 }
 
 class LangChainStreamImport implements StreamedImportJob {
@@ -97,8 +135,11 @@ class LangChainStreamImport implements StreamedImportJob {
   private depth: Int32Array = new Int32Array(0);
   private kind: Uint8Array = new Uint8Array(0);
   private line: Int32Array = new Int32Array(0);
-  private stepParent: (string | null)[] = [];
-  private stepId: (string | null)[] = [];
+  /** Ids, parent ids and trace ids, by number (TextArena): kept for the whole import, outside V8's heap. */
+  private readonly text = new TextArena();
+  /** Per opening number, a step's parent and id as the whole parser gives them (NO_TEXT for none). */
+  private stepParent: Int32Array = new Int32Array(0);
+  private stepId: Int32Array = new Int32Array(0);
   private order: RunOrder | null = null;
   private rounds: RankRounds | null = null;
   /** The index pass's first round, which also parses what is not a step (to reject what JSON.parse would). */
@@ -106,8 +147,13 @@ class LangChainStreamImport implements StreamedImportJob {
   private traceIds: string[] = [];
   private roots: number[] = [];
   private pipelines: (string | undefined)[] = [];
-  /** Per trace until it is planned. */
-  private columns: (TraceColumns | null)[] = [];
+  /** Per trace from its first step until it is planned. */
+  private readonly columns: (TraceColumns | null | undefined)[] = [];
+  /**
+   * A step's place is its opening number; the planner's messages name it as the whole parser does. A field, not
+   * a closure made in placeRuns: that would keep placeRuns' working arrays alive as long as any trace's columns.
+   */
+  private readonly placeName = (_line: number, n: number): string => this.pathOf(n);
   private planIssues: ForeignIssue[][] = [];
   private readonly names = new StringTable();
   private plans: ColumnarPlan[] = [];
@@ -127,7 +173,7 @@ class LangChainStreamImport implements StreamedImportJob {
     this.start = this.bom ? 3 : 0;
     this.budget = opts.reorderBudgetBytes ?? REORDER_BUDGET_BYTES;
     this.shape = guarded(() => topShape(fd, this.start));
-    this.walk = new RunTreeWalk(fd, this.start, this.shape, () => SCAN_MEMBERS, true);
+    this.walk = new RunTreeWalk(fd, this.start, this.shape, () => SCAN_MEMBERS, true, TIE_MEMBERS);
   }
 
   progress(): ImportProgress {
@@ -161,38 +207,57 @@ class LangChainStreamImport implements StreamedImportJob {
 
   private scanRuns(): void {
     const s = this.scan!;
+    const text = this.text;
     for (let i = 0; i < RUNS_PER_TURN; i++) {
       const item = this.walk.next();
       if (!item) return this.placeRuns();
       const n = item.n;
+      // Every column gets a value per object, so a column's position is the opening number (objects are handed
+      // out children first, not in that order: the values are set by number once the scan is over).
       s.handedOut.push(n);
-      s.parent[n] = item.parent;
-      s.index[n] = item.index;
-      s.depth[n] = item.depth;
-      s.idLine[n] = item.idLine;
-      s.idEscaped[n] = item.idEscaped;
-      s.bytes[n] = item.ownBytes + RUN_CHARGE_BYTES;
+      s.parent.push(item.parent);
+      s.index.push(item.index);
+      s.depth.push(item.depth);
+      s.idLine.push(item.idLine);
+      s.idEscaped.push(item.idEscaped ? 1 : 0);
+      s.bytes.push(item.ownBytes + RUN_CHARGE_BYTES);
       const value = parseMembers(item);
       const run = (isObject(value) ? value : {}) as LcRun;
       const isRun = looksLikeLangChainRun(value);
-      s.idStr[n] = typeof run.id === 'string' ? run.id : null;
-      if (!isRun) {
-        // The whole parser reads nothing below an object that is not a run: placeRuns marks its descendants.
-        s.kind[n] = NOT_RUN;
-      } else {
-        s.explicitParent[n] = typeof run.parent_run_id === 'string' && run.parent_run_id !== '' ? run.parent_run_id : null;
+      s.id.push(typeof run.id === 'string' ? text.intern(run.id) : NO_TEXT);
+      let kind = NOT_RUN;
+      let explicitParent = NO_TEXT;
+      let start = 0;
+      let tieAt = NO_TIE;
+      let tieBytes = 0;
+      let recordedTrace = NO_TEXT;
+      // Not a run: the whole parser reads nothing below it; placeRuns marks its descendants.
+      if (isRun) {
+        if (typeof run.parent_run_id === 'string' && run.parent_run_id !== '') explicitParent = text.intern(run.parent_run_id);
         const id = typeof run.id === 'string' && run.id !== '' ? run.id : null;
-        const start = timeMs(run.start_time);
-        if (!id || start === null) {
-          s.kind[n] = SKIPPED;
+        const started = timeMs(run.start_time);
+        if (!id || started === null) {
+          kind = SKIPPED;
           s.skipped.set(n, { id: run.id ?? null, start_time: run.start_time ?? null });
         } else {
-          s.kind[n] = STEP;
-          s.start[n] = start;
-          s.tie[n] = tieOrderOf(run);
-          if (typeof run.trace_id === 'string') s.recordedTrace[n] = run.trace_id;
+          kind = STEP;
+          start = started;
+          // tieOrderOf's choice, by where its value is (the last of a repeated key, as JSON.parse keeps).
+          const key = typeof run.dotted_order === 'string' ? 'dotted_order' : typeof run.execution_order === 'number' ? 'execution_order' : null;
+          const place = key === null ? undefined : item.places?.findLast((p) => p.key === key);
+          if (place) {
+            tieAt = place.start;
+            tieBytes = key === 'dotted_order' ? place.end - place.start : place.start - place.end;
+          }
+          if (typeof run.trace_id === 'string' && run.trace_id !== '') recordedTrace = text.intern(run.trace_id);
         }
       }
+      s.kind.push(kind);
+      s.explicitParent.push(explicitParent);
+      s.start.push(start);
+      s.tieAt.push(tieAt);
+      s.tieBytes.push(tieBytes);
+      s.recordedTrace.push(recordedTrace);
     }
   }
 
@@ -201,11 +266,24 @@ class LangChainStreamImport implements StreamedImportJob {
     const s = this.scan!;
     for (const m of this.walk.wrapperMembers) JSON.parse(`{${m}}`);
     if (this.walk.reader.invalidUtf8) throw new UnusualRunTreeShape('invalid UTF-8 (the whole import counts the replaced characters)');
-    const count = s.handedOut.length;
-    this.parent = Int32Array.from(s.parent);
-    this.index = Int32Array.from(s.index);
-    this.depth = Int32Array.from(s.depth);
-    this.kind = Uint8Array.from(s.kind);
+    const handedOut = s.handedOut.take();
+    const count = handedOut.length;
+    // The scan's columns are in the order objects were handed out: `at[n]` is where object n is in them.
+    const at = new Int32Array(count);
+    for (let i = 0; i < count; i++) at[handedOut[i]] = i;
+    const byNumber = <T extends Int32Array | Uint8Array | Float64Array>(column: Column<T>): T => {
+      const out = column.take();
+      const taken = out.slice();
+      for (let n = 0; n < count; n++) out[n] = taken[at[n]];
+      return out;
+    };
+    this.parent = byNumber(s.parent);
+    this.index = byNumber(s.index);
+    this.depth = byNumber(s.depth);
+    this.kind = byNumber(s.kind);
+    // The others are read where they are.
+    const id = (n: number) => s.id.get(at[n]);
+    const start = (n: number) => s.start.get(at[n]);
     // Below an object that is not a run nothing is read. One pass in opening order (a parent opens before its
     // children); marking each such object's descendants when it closed was quadratic in a chain of them.
     for (let n = 0; n < count; n++) {
@@ -213,64 +291,88 @@ class LangChainStreamImport implements StreamedImportJob {
       if (p >= 0 && (this.kind[p] === NOT_RUN || this.kind[p] === UNREAD)) this.kind[n] = UNREAD;
     }
     // A run's line is where its id first appears as an "id" (the whole parser's idLines; escaped ids it does not find).
-    const firstLine = new Map<string, number>();
-    for (let n = 0; n < count; n++) {
-      const id = s.idStr[n];
-      if (id === null || s.idEscaped[n]) continue;
-      const seen = firstLine.get(id);
-      if (seen === undefined || s.idLine[n] < seen) firstLine.set(id, s.idLine[n]);
+    const firstLine = new Int32Array(this.text.count).fill(0);
+    for (let i = 0; i < count; i++) {
+      const k = s.id.get(i);
+      const line = s.idLine.get(i);
+      if (k === NO_TEXT || s.idEscaped.get(i)) continue;
+      if (firstLine[k] === 0 || line < firstLine[k]) firstLine[k] = line;
     }
     this.line = new Int32Array(count);
-    for (let n = 0; n < count; n++) {
-      const id = s.idStr[n];
-      this.line[n] = id !== null ? (firstLine.get(id) ?? 1) : 1;
-    }
-    firstLine.clear();
+    for (let n = 0; n < count; n++) this.line[n] = id(n) !== NO_TEXT && firstLine[id(n)] !== 0 ? firstLine[id(n)] : 1;
     for (let n = 0; n < count; n++) if (this.kind[n] === NOT_RUN) this.issues.push({ line: 1, level: 'error', message: `${this.pathOf(n)}: not a LangChain run (no "run_type"); skipped` });
     for (let n = 0; n < count; n++) if (this.kind[n] === SKIPPED) skippedRun(s.skipped.get(n)!, this.pathOf(n), this.line[n], this.issues);
 
     // Steps in file order, their parents as the whole parser gives them (the nesting parent's id, else parent_run_id).
-    const steps: number[] = [];
-    this.stepParent = new Array<string | null>(count).fill(null);
-    this.stepId = new Array<string | null>(count).fill(null);
+    const stepList: number[] = [];
+    this.stepParent = new Int32Array(count).fill(NO_TEXT);
+    this.stepId = new Int32Array(count).fill(NO_TEXT);
     for (let n = 0; n < count; n++) {
       if (this.kind[n] !== STEP) continue;
-      steps.push(n);
+      stepList.push(n);
       const p = this.parent[n];
-      this.stepParent[n] = p >= 0 ? (s.idStr[p] ?? s.explicitParent[n]) : s.explicitParent[n];
-      this.stepId[n] = s.idStr[n];
+      this.stepParent[n] = p >= 0 && id(p) !== NO_TEXT ? id(p) : s.explicitParent.get(at[n]);
+      this.stepId[n] = id(n);
     }
-    const stepId = (i: number) => this.stepId[steps[i]]!;
-    const traceOf = assignTraces({ count: steps.length, id: stepId, parent: (i) => this.stepParent[steps[i]], recordedTrace: (i) => s.recordedTrace[steps[i]] });
-    const traceNumbers = new Map<string, number>();
+    const steps = Int32Array.from(stepList);
+    stepList.length = 0;
+    const stepId = (i: number) => this.stepId[steps[i]];
+    const stepParent = (i: number) => (this.stepParent[steps[i]] === NO_TEXT ? null : this.stepParent[steps[i]]);
+    const recordedTrace = (i: number) => {
+      const k = s.recordedTrace.get(at[steps[i]]);
+      return k === NO_TEXT ? undefined : k;
+    };
+    const traceOf = assignTraces({ count: steps.length, id: stepId, parent: stepParent, recordedTrace }, () => new NumberLookup(this.text.count));
+    // Trace numbers in the order traces are first met, by the trace id's text number.
+    const traceNumber = new Int32Array(this.text.count).fill(-1);
     const members: number[][] = [];
     const trace = new Int32Array(count).fill(-1);
     traceOf.forEach((traceId, i) => {
-      let t = traceNumbers.get(traceId);
-      if (t === undefined) {
-        traceNumbers.set(traceId, (t = members.length));
+      let t = traceNumber[traceId];
+      if (t === -1) {
+        traceNumber[traceId] = t = members.length;
         members.push([]);
-        this.traceIds.push(traceId);
+        this.traceIds.push(this.text.text(traceId));
       }
       members[t].push(i);
       trace[steps[i]] = t;
     });
-    const tieById = new Map<string, string>();
-    for (let i = 0; i < steps.length; i++) tieById.set(stepId(i), s.tie[steps[i]]);
+    traceOf.length = 0;
+    // LangChain's own order of a step is that of the last step of its id.
+    const lastOfId = new Int32Array(this.text.count);
+    for (let i = 0; i < steps.length; i++) lastOfId[stepId(i)] = steps[i];
     const rank = new Int32Array(count).fill(-1);
+    const traceSizes = members.map((m) => m.length);
     for (const list of members) {
-      const sorted = sortRunSteps(list, (i) => s.start[steps[i]], stepId, tieById);
+      // Ties are read from the file while the trace is sorted, and only for steps that start together.
+      const ties = new Map<number, string>();
+      const tie = (i: number) => {
+        let t = ties.get(stepId(i));
+        if (t === undefined) ties.set(stepId(i), (t = this.readTie(at[lastOfId[stepId(i)]])));
+        return t;
+      };
+      const sorted = sortRunSteps(list, (i) => start(steps[i]), tie);
       sorted.forEach((i, k) => (rank[steps[i]] = k));
-      const root = rootStep(sorted, stepId, (i) => this.stepParent[steps[i]]);
+      const root = rootStep(sorted, stepId, stepParent);
       this.roots.push(root === undefined ? -1 : steps[root]);
+      list.length = 0;
     }
-    this.order = { handedOut: Int32Array.from(s.handedOut), trace, rank, bytes: Float64Array.from(s.bytes), traceSizes: members.map((m) => m.length) };
+    this.order = { handedOut, trace, rank, bytes: byNumber(s.bytes), traceSizes };
     this.scan = null;
-    // A step's place is its opening number; the planner's messages name it as the whole parser does.
-    const placeName = (_line: number, n: number) => this.pathOf(n);
-    this.columns = this.traceIds.map(() => new TraceColumns({}, this.names, placeName));
     this.phase = 'index';
     this.startRounds(true);
+  }
+
+  /** tieOrderOf of the step the scan saw at `i`, its value read from the file again. */
+  private readTie(i: number): string {
+    const s = this.scan!;
+    const at = s.tieAt.get(i);
+    if (at === NO_TIE) return '';
+    const bytes = s.tieBytes.get(i);
+    const buf = Buffer.allocUnsafe(Math.abs(bytes));
+    fs.readSync(this.fd, buf, 0, buf.length, at);
+    const value = JSON.parse(buf.toString('utf8')) as Json;
+    return tieOrderOf(bytes >= 0 ? { dotted_order: value } : { execution_order: value });
   }
 
   // 2. index and 3. write: rounds ---------------------------------------------------------------------------
@@ -295,7 +397,8 @@ class LangChainStreamImport implements StreamedImportJob {
         if (this.firstRound && this.kind[item.n] !== STEP) parseMembers(item);
         continue;
       }
-      const step = toStep(parseMembers(item) as LcRun, this.stepParent[item.n], '', this.line[item.n], []);
+      const parent = this.stepParent[item.n];
+      const step = toStep(parseMembers(item) as LcRun, parent === NO_TEXT ? null : this.text.text(parent), '', this.line[item.n], []);
       return { n: item.n, step };
     }
   }
@@ -309,10 +412,11 @@ class LangChainStreamImport implements StreamedImportJob {
         if (rounds.done) return this.planRuns();
         return this.startRounds(false);
       }
-      if (!got.step || got.step.id !== this.stepId[got.n]) throw new UnusualRunTreeShape('the file changed while it was read');
+      if (!got.step || got.step.id !== this.text.text(this.stepId[got.n])) throw new UnusualRunTreeShape('the file changed while it was read');
       rounds.offer(got.n, got.step, (step, n) => {
         const t = this.order!.trace[n];
-        const columns = this.columns[t]!;
+        // Opened at a trace's first step (each holds a few typed arrays; a file can hold many thousand traces).
+        const columns = (this.columns[t] ??= new TraceColumns({}, this.names, this.placeName));
         columns.add(step, step.id, [n, 0, 0], false);
         if (n === this.roots[t]) this.pipelines[t] = step.name;
         if (columns.count === this.order!.traceSizes[t]) this.planTrace(t);
@@ -355,7 +459,7 @@ class LangChainStreamImport implements StreamedImportJob {
           if (rounds.done) return this.finishRuns();
           return this.startRounds(false);
         }
-        if (!got.step || got.step.id !== this.stepId[got.n]) throw new UnusualRunTreeShape('a run is not what the first passes read');
+        if (!got.step || got.step.id !== this.text.text(this.stepId[got.n])) throw new UnusualRunTreeShape('a run is not what the first passes read');
         rounds.offer(got.n, got.step, (step, n) => {
           this.plans[this.order!.trace[n]].nextSpan(step, this.writes.pending);
           this.writes.stepAdded(step.position.line);

@@ -49,6 +49,8 @@ export interface WalkedRun {
   idEscaped: boolean;
   /** Bytes of the object without its child_runs. */
   ownBytes: number;
+  /** Where the values of captured members named in the walk's `located` are in the file (bytes), in file order. */
+  places?: { key: string; start: number; end: number }[];
 }
 
 interface ObjectFrame {
@@ -122,6 +124,8 @@ export class RunTreeWalk {
     private readonly captureOf: (n: number) => Capture,
     /** Capture the wrapper's other members (the first pass checks them). */
     private readonly checkWrapper = false,
+    /** Captured members whose values' places to note (a caller that reads them again later, from the file). */
+    private readonly located?: ReadonlySet<string>,
   ) {
     this.reader = new JsonByteReader(fd, start);
   }
@@ -243,8 +247,11 @@ export class RunTreeWalk {
       if (frame.capture === 'all' || frame.capture?.has(key)) frame.run.members.push(`${JSON.stringify(key)}:${text}`);
       return null;
     }
-    if (frame.capture === 'all' || (frame.capture !== null && frame.capture.has(key))) frame.run.members.push(`${JSON.stringify(key)}:${r.captureValue().text}`);
-    else r.skipValue();
+    if (frame.capture === 'all' || (frame.capture !== null && frame.capture.has(key))) {
+      const { text, offset } = r.captureValue();
+      frame.run.members.push(`${JSON.stringify(key)}:${text}`);
+      if (this.located?.has(key)) (frame.run.places ??= []).push({ key, start: offset, end: r.offset });
+    } else r.skipValue();
     return null;
   }
 

@@ -22,6 +22,7 @@ import { stepErrorLines } from '../foreign/upstream-errors';
 // The rules' constants and key escaping come from the whole-run planner, so the two cannot drift apart.
 import { keySegment, MAX_KEY_CHARS, stepEndRecord } from '../foreign/run-records';
 import type { StringTable } from '../../text/string-table';
+import { f64, i32, u8 } from './typed-column';
 
 
 /**
@@ -53,34 +54,6 @@ const LLM = 16;
 const IN_LINES = 32;
 /** A later copy of a step id (skipped). */
 const REPEATED = 64;
-
-/** Values per chunk of a column: no copy as a column grows, and at most one chunk unused. */
-const CHUNK = 65536;
-
-/** A typed array filled in order, in chunks; `take` joins them into one of exact length. */
-class Column<T extends Float64Array | Int32Array | Uint8Array> {
-  private chunks: T[] = [];
-  private length = 0;
-  constructor(private readonly make: (n: number) => T) {}
-  push(v: number): void {
-    const at = this.length % CHUNK;
-    if (at === 0) this.chunks.push(this.make(CHUNK));
-    this.chunks[this.chunks.length - 1][at] = v;
-    this.length += 1;
-  }
-  get(i: number): number {
-    return this.chunks[Math.floor(i / CHUNK)][i % CHUNK];
-  }
-  /** Every value, in one array; the chunks are let go one by one as they are copied. */
-  take(): T {
-    const out = this.make(this.length);
-    for (let from = 0; this.chunks.length; from += CHUNK) out.set(this.chunks.shift()!.subarray(0, Math.min(CHUNK, this.length - from)), from);
-    return out;
-  }
-}
-const f64 = () => new Column((n) => new Float64Array(n));
-const i32 = () => new Column((n) => new Int32Array(n));
-const u8 = () => new Column((n) => new Uint8Array(n));
 
 /**
  * Names a step's place in the file for messages, from the three numbers `TraceColumns.add` was given and, for a
@@ -748,12 +721,12 @@ export class TraceColumns {
       parentAt,
       nameAt,
       occurrence,
-      wholeKeys,
-      duplicates,
-      upstream,
-      spanToStep: this.spanToStep,
+      wholeKeys: orNone(wholeKeys),
+      duplicates: orNone(duplicates),
+      upstream: orNone(upstream),
+      spanToStep: orNone(this.spanToStep),
       synthetic: synthetic.map((step, i) => ({ step, at: syntheticAt[i] })),
-      syntheticIds,
+      syntheticIds: orNone(syntheticIds),
       rootAt,
       complete: run.finished && orphanGroups.size === 0 && allEnded,
       minStart,
@@ -779,17 +752,24 @@ interface PlanColumns {
   nameAt: Int32Array;
   occurrence: Int32Array;
   /** Replay keys that are not parent key + own segment (recorded by the source, or shortened). */
-  wholeKeys: Map<number, string>;
-  duplicates: Map<number, string>;
-  upstream: Map<number, string[]>;
-  spanToStep: Map<string, string>;
+  wholeKeys: ReadonlyMap<number, string>;
+  duplicates: ReadonlyMap<number, string>;
+  upstream: ReadonlyMap<number, string[]>;
+  spanToStep: ReadonlyMap<string, string>;
   synthetic: { step: ForeignStep; at: number }[];
   /** The synthetic root's id for each missing parent (synthetic-parent-id.ts). */
-  syntheticIds: Map<string, string>;
+  syntheticIds: ReadonlyMap<string, string>;
   rootAt: number;
   complete: boolean;
   minStart: number;
   maxEnd: number;
+}
+
+/** What a plan holds instead of each empty Map: a file of many small traces plans as many runs, each a few Maps. */
+const NONE: ReadonlyMap<unknown, never> = new Map<unknown, never>();
+
+function orNone<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {
+  return map.size ? map : (NONE as ReadonlyMap<K, V>);
 }
 
 /** Replay keys built for the second pass, kept while steps below them are likely to come (bounded). */
@@ -797,9 +777,17 @@ const KEY_CACHE_ENTRIES = 65536;
 
 /** A trace's plan as the second pass reads it: records of each step from its span, mapped again. */
 export class ColumnarPlan {
-  private readonly keyCache = new Map<number, string>();
+  /** Made at the first key asked for, let go after the trace's last span. */
+  private keyCache: Map<number, string> | undefined;
   /** Spans of the trace seen by the second pass (their slots, in file order). */
   private seen = 0;
+  /** All spans of the trace but what runStart and runEnd read: let go after the last (a file can hold 100,000s of traces). */
+  private columns: PlanColumns | null;
+  private readonly slots: number;
+  private readonly minStart: number;
+  private readonly maxEnd: number;
+  /** Whether the run gets a run-end record (complete, with a root). */
+  private readonly ends: boolean;
   private rootOutput: Json | undefined;
   private rootStatus: 'ok' | 'error' = 'ok';
   private rootError: TraceError | undefined;
@@ -807,8 +795,19 @@ export class ColumnarPlan {
   constructor(
     readonly run: ForeignRun,
     private readonly names: StringTable,
-    private readonly c: PlanColumns,
-  ) {}
+    c: PlanColumns,
+  ) {
+    this.columns = c;
+    this.slots = c.atOfSlot.length;
+    this.minStart = c.minStart;
+    this.maxEnd = c.maxEnd;
+    this.ends = c.complete && c.rootAt !== -1;
+  }
+
+  private get c(): PlanColumns {
+    if (!this.columns) throw new Error(`run ${this.run.runId}: a span after the last one the first pass read`);
+    return this.columns;
+  }
 
   /** The run-start record; `rootInput` is the root step's input (absent while the root's span has not been read again). */
   runStart(rootInput: Json | undefined): TraceRecord {
@@ -819,7 +818,7 @@ export class ColumnarPlan {
       v: TRACE_FORMAT_VERSION,
       run_id: run.runId,
       pipeline: run.pipeline,
-      ts: this.c.minStart,
+      ts: this.minStart,
       ...(run.input !== undefined ? { input: run.input } : rootInput !== undefined ? { input: rootInput } : {}),
       source_format: run.format,
       ...run.extra,
@@ -838,6 +837,16 @@ export class ColumnarPlan {
    */
   nextSpan(step: ForeignStep, out: TraceRecord[]): boolean {
     const slot = this.seen++;
+    const written = this.spanRecords(slot, step, out);
+    // After the trace's last span its columns and keys are not read again; they would be held until the import ends.
+    if (this.seen === this.slots) {
+      this.columns = null;
+      this.keyCache = undefined;
+    }
+    return written;
+  }
+
+  private spanRecords(slot: number, step: ForeignStep, out: TraceRecord[]): boolean {
     const at = this.c.atOfSlot[slot];
     if (at === -1) return false;
     const kind = this.c.parentKind[slot];
@@ -856,12 +865,12 @@ export class ColumnarPlan {
 
   /** The run-end record, or null when the run is incomplete (run-records.ts's runEndRecord). */
   runEnd(): TraceRecord | null {
-    if (!this.c.complete || this.c.rootAt === -1) return null;
+    if (!this.ends) return null;
     const run = this.run;
     return {
       type: 'run-end',
       run_id: run.runId,
-      ts: this.c.maxEnd,
+      ts: this.maxEnd,
       status: this.rootStatus,
       ...(run.output !== undefined ? { output: run.output } : this.rootOutput !== undefined ? { output: this.rootOutput } : {}),
       ...(this.rootError ? { error: this.rootError } : {}),
@@ -871,6 +880,7 @@ export class ColumnarPlan {
   private key(at: number): string {
     const whole = this.c.wholeKeys.get(at);
     if (whole !== undefined) return whole;
+    this.keyCache ??= new Map();
     const cached = this.keyCache.get(at);
     if (cached !== undefined) return cached;
     const own = `${keySegment(this.names.strings[this.c.nameAt[at]])}#${this.c.occurrence[at]}`;
