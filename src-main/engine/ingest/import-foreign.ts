@@ -12,7 +12,7 @@ import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
 import { createRecordWriter } from '../store/write-records';
-import { insertImportErrors, saveFileState, settleForeignRuns } from '../store/import-files';
+import { dropStaleSyntheticSteps, forgetFileProblems, insertImportErrors, noteSyntheticSteps, saveFileState, settleForeignRuns } from '../store/import-files';
 import { parseForeign } from './foreign-formats';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { tallyWellFormed, wellFormedMessages, type WellFormedTally } from './native/well-formed-text';
@@ -96,7 +96,12 @@ export function importWhole(db: Db, fd: number, file: string, size: number, form
         }
       }
     }
+    // A whole read replaces what the file's earlier read left: its problems, and synthetic roots it made up.
+    const synthetic = new Map<string, Set<string>>();
+    noteSyntheticSteps(parsed.records, synthetic);
+    dropStaleSyntheticSteps(db, synthetic, storeWriter.touchedRuns());
     settleForeignRuns(db, storeWriter.touchedRuns());
+    forgetFileProblems(db, file);
     insertImportErrors(db, problems);
     saveFileState(db, file, { offset: size, line: 0, format, refused: null }, size);
   })();

@@ -41,6 +41,41 @@ export function insertImportErrors(db: Db, errors: ImportError[]): void {
   for (const e of errors) stmt.run(e.file, e.line, e.level, nameInvisibleChars(e.message), now);
 }
 
+/**
+ * What a file's earlier read left that a new whole read replaces (foreign files are read whole each time they
+ * change): the problems recorded for it. Callers hold the transaction of the new read's first write.
+ */
+export function forgetFileProblems(db: Db, file: string): void {
+  db.prepare('DELETE FROM import_errors WHERE path = ?').run(file);
+}
+
+/** The prefix of a synthetic root's id (ingest/foreign/synthetic-parent-id.ts). */
+export const SYNTHETIC_PARENT_PREFIX = 'missing-parent:';
+
+/**
+ * After a whole read of a file: the synthetic roots an earlier read made up for parents missing then (a file cut
+ * or still being written) and this read did not make again, once their children have moved to their real parents.
+ * `written` holds the synthetic-looking step ids this read stored in each run (recorded ones included).
+ */
+export function dropStaleSyntheticSteps(db: Db, written: Map<string, Set<string>>, runs: Iterable<string>): void {
+  const stale = db.prepare(`SELECT step_id FROM steps WHERE run_id = ? AND step_id >= '${SYNTHETIC_PARENT_PREFIX}' AND step_id < 'missing-parent;'`).pluck();
+  const drop = db.prepare('DELETE FROM steps WHERE run_id = ? AND step_id = ?');
+  for (const runId of runs) {
+    const kept = written.get(runId);
+    for (const id of stale.all(runId) as string[]) if (!kept?.has(id)) drop.run(runId, id);
+  }
+}
+
+/** Notes in `written` the synthetic-looking step ids of `records` (for dropStaleSyntheticSteps). */
+export function noteSyntheticSteps(records: readonly { type: string; run_id: string; step_id?: unknown }[], written: Map<string, Set<string>>): void {
+  for (const r of records) {
+    if (r.type !== 'step-start' || typeof r.step_id !== 'string' || !r.step_id.startsWith(SYNTHETIC_PARENT_PREFIX)) continue;
+    let ids = written.get(r.run_id);
+    if (!ids) written.set(r.run_id, (ids = new Set()));
+    ids.add(r.step_id);
+  }
+}
+
 /** Every problem recorded for a file (an absolute path), in line order. */
 export function importErrorsOf(db: ReadableDb, file: string): ImportError[] {
   return db.prepare('SELECT path AS file, line, level, message FROM import_errors WHERE path = ? ORDER BY line, id').all(file) as ImportError[];

@@ -1,3 +1,5 @@
+import { SYNTHETIC_PARENT_PREFIX } from '../../store/import-files';
+
 /**
  * The id of the synthetic root that stands in for a missing parent (planRun
  * in run-records.ts, and the streaming import's columnar plan): normally
@@ -6,7 +8,7 @@
  * synthetic root never merges into a recorded step.
  */
 export function syntheticParentId(missing: string, taken: (id: string) => boolean): string {
-  const base = `missing-parent:${missing}`;
+  const base = `${SYNTHETIC_PARENT_PREFIX}${missing}`;
   let id = base;
   for (let n = 2; taken(id); n++) id = `${base}~${n}`;
   return id;

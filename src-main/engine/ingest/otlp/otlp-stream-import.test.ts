@@ -366,6 +366,51 @@ describe('JSON Lines or one document: the streamed import decides as the whole i
   });
 });
 
+describe('a file read again after it grew (a file exporter still writing it)', () => {
+  const ROOT_SPAN = span({ id: 'b1', name: 'root', start: 10, end: 100 });
+  const CHILD = span({ id: 'b2', parent: 'b1', name: 'child', start: 20, end: 30 });
+  /** Imports `first`, then the file as `then` says it is now, as the watcher would; the store after both. */
+  function readTwice(name: string, first: string, then: string) {
+    const file = write(name, first);
+    const db = openDatabase(path.join(dir, `${name}.db`));
+    importFile(db, file, { final: true });
+    fs.writeFileSync(file, then);
+    const second = importFile(db, file, { final: true });
+    const stored = {
+      steps: db.prepare('SELECT step_id, parent_id, idx FROM steps ORDER BY idx').all(),
+      runs: db.prepare('SELECT status FROM runs').all(),
+      problems: (db.prepare('SELECT line, message FROM import_errors').all() as { line: number; message: string }[]).map((p) => `${p.line}: ${p.message}`),
+    };
+    db.close();
+    const whole = openDatabase(path.join(dir, `${name}-whole.db`));
+    importFile(whole, file, { final: true });
+    const once = {
+      steps: whole.prepare('SELECT step_id, parent_id, idx FROM steps ORDER BY idx').all(),
+      runs: whole.prepare('SELECT status FROM runs').all(),
+      problems: (whole.prepare('SELECT line, message FROM import_errors').all() as { line: number; message: string }[]).map((p) => `${p.line}: ${p.message}`),
+    };
+    whole.close();
+    return { stored, once, second };
+  }
+  it('forgets the problems of the earlier read: a line that was cut then is whole now', () => {
+    const lines = [JSON.stringify(doc([ROOT_SPAN])), JSON.stringify(doc([CHILD]))];
+    const { stored, once, second } = readTwice('cut-then-whole.jsonl', `${lines[0]}\n${lines[1].slice(0, 60)}`, `${lines.join('\n')}\n`);
+    expect(stored).toEqual(once);
+    expect(stored.problems).toEqual([]);
+    expect(second.newErrors).toEqual([]);
+  });
+  it('drops the synthetic root it made up for a parent that was not written yet, and the run is no longer incomplete', () => {
+    const childFirst = JSON.stringify(doc([CHILD]));
+    const { stored, once } = readTwice('parent-later.jsonl', `${childFirst}\n`, `${childFirst}\n${JSON.stringify(doc([ROOT_SPAN]))}\n`);
+    expect(stored).toEqual(once);
+    expect(stored.steps).toEqual([
+      { step_id: '00000000000000b1', parent_id: null, idx: 0 },
+      { step_id: '00000000000000b2', parent_id: '00000000000000b1', idx: 1 },
+    ]);
+    expect(stored.runs).toEqual([{ status: 'ok' }]);
+  });
+});
+
 describe('a synthetic root for a missing parent', () => {
   it('never takes the id of a recorded step: the recorded one keeps it, the root gets ~2, streamed and whole alike', () => {
     const missing = '00000000000000ff';

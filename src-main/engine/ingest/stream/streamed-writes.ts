@@ -11,7 +11,7 @@ import type { ImportError } from '../../../../src-shared/model';
 import type { TraceRecord } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
 import { createRecordWriter, touchRuns, type RecordWriter } from '../../store/write-records';
-import { insertImportErrors, saveFileState, settleForeignRuns } from '../../store/import-files';
+import { dropStaleSyntheticSteps, forgetFileProblems, insertImportErrors, noteSyntheticSteps, saveFileState, settleForeignRuns } from '../../store/import-files';
 import { collisionMessage, createRunIdResolver, type RunIdResolver } from '../../store/run-id-collisions';
 import { tallyWellFormed, wellFormedMessages, type WellFormedTally } from '../native/well-formed-text';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
@@ -42,6 +42,10 @@ export class StreamedWrites {
   private readonly wellFormed: WellFormedTally = new Map();
   /** Made when the first run is planned. */
   private runIds: RunIdResolver | null = null;
+  /** Whether the earlier read's problems are gone (with this read's first write: this read says them again). */
+  private problemsReplaced = false;
+  /** The synthetic-looking step ids this read stored, by run (dropStaleSyntheticSteps). */
+  private readonly syntheticWritten = new Map<string, Set<string>>();
 
   constructor(
     readonly db: Db,
@@ -108,6 +112,7 @@ export class StreamedWrites {
     const problems = this.problems;
     this.problems = [];
     tallyWellFormed(records, this.wellFormed);
+    noteSyntheticSteps(records, this.syntheticWritten);
     if (stopping) for (const message of wellFormedMessages(this.wellFormed)) problems.push({ file, line: 1, level: 'warning', message });
     const apply = (w: RecordWriter, batch: TraceRecord[], first: number) =>
       w.applyBatch(batch, file).forEach((fields, i) => {
@@ -132,10 +137,12 @@ export class StreamedWrites {
           }
         });
       }
+      this.replaceProblems();
       insertImportErrors(db, problems);
       if (last) {
         // The last block settles every run of the file (a new version each, and its step count).
         for (const id of this.writer.touchedRuns()) this.touched.add(id);
+        dropStaleSyntheticSteps(db, this.syntheticWritten, this.touched);
         settleForeignRuns(db, this.touched);
         saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
       } else {
@@ -170,9 +177,19 @@ export class StreamedWrites {
     } else {
       const problems = this.problems;
       this.problems = [];
-      this.db.transaction(() => insertImportErrors(this.db, problems))();
+      this.db.transaction(() => {
+        this.replaceProblems();
+        insertImportErrors(this.db, problems);
+      })();
       for (const p of problems) this.allProblems.push(p);
     }
+  }
+
+  /** The file's earlier problems go with this read's first write (inside its transaction). */
+  private replaceProblems(): void {
+    if (this.problemsReplaced) return;
+    forgetFileProblems(this.db, this.file);
+    this.problemsReplaced = true;
   }
 
   result(newErrors: ImportError[]): FileImportResult {
