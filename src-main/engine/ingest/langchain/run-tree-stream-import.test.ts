@@ -166,6 +166,27 @@ describe('streaming LangChain import matches the whole-document import', () => {
     expect(r.steps.filter((s) => String(s.name).startsWith('tick-')).map((s) => s.name)).toEqual(['tick-a', 'tick-a2', 'tick-b', 'tick-c']);
   });
 
+  it('on runs that start together whose order is read from the file again: escaped and non-ASCII dotted orders, a repeated key, execution_order alone, neither, and a repeated id', () => {
+    const t = 1_700_000_000_050;
+    const kid = (id: string, order: string) => `{"id":"${id}","name":"${id}","run_type":"tool","start_time":${t},"end_time":${t + 5}${order}}`;
+    const kids = [
+      kid('k1', ',"dotted_order":"b\\u00e9"'),
+      kid('k2', ',"dotted_order":"bz","extra":{},"dotted_order":"a\\ud83d\\ude00"'),
+      kid('k3', ',"execution_order":7'),
+      kid('k4', ''),
+      kid('k5', ',"dotted_order":"b\\uffff"'),
+      kid('k6', ',"dotted_order":"b\\ud83d\\ude00"'),
+      kid('k7', ',"dotted_order":5,"execution_order":3'),
+      kid('dup', ',"dotted_order":"c"'),
+      kid('k8', ',"dotted_order":"bb"'),
+      kid('dup', ',"dotted_order":"a"'),
+    ];
+    const text = `[{"id":"root","name":"root","start_time":${t - 50},"child_runs":[\n${kids.join(',\n')}\n],"run_type":"chain","end_time":${t + 50}}]`;
+    const r = expectSameAsWhole(write('ties-read-again.json', text));
+    // By UTF-16 code unit, as the whole parser compares: '' < '0…3' < '0…7' < 'a…' < 'b…' ('bb' < 'bé' < U+D83D < U+FFFF).
+    expect(r.steps.filter((s) => s.name !== 'root').map((s) => s.name)).toEqual(['k4', 'k7', 'k3', 'dup', 'k2', 'k8', 'k1', 'k6', 'k5']);
+  });
+
   it('on an array of roots, each with members after its child_runs', () => {
     const roots = [0, 1, 2].map((k) => `{"id":"root-${k}","name":"r${k}","start_time":${1_700_000_000_000 + k * 10},"child_runs":[{"id":"kid-${k}","name":"k","start_time":${1_700_000_000_001 + k * 10},"run_type":"llm","inputs":{"messages":[[{"role":"user","content":"q${k}"}]]},"end_time":${1_700_000_000_005 + k * 10}}],"run_type":"chain","end_time":${1_700_000_000_009 + k * 10},"outputs":{"output":"a${k}"}}`);
     const r = expectSameAsWhole(write('roots.json', `[\n${roots.join(',\n')}\n]`));

@@ -132,4 +132,16 @@ describe('the columnar plan of a trace', () => {
     // The generator reaches every rule, so the comparison above covers them.
     expect(Math.min(orphans, cycles, duplicates, shortened, upstream)).toBeGreaterThan(0);
   });
+
+  it('lets go of what its spans read after the last one, keeping only its run-end (a file can hold 100,000s of traces)', () => {
+    const { steps, spanIds } = randomTrace(7);
+    const columns = new TraceColumns({}, new StringTable());
+    clone(steps).forEach((s, k) => columns.add(s, spanIds[k], [0, 0, k], false));
+    const plan = columns.plan(newRun([]), []);
+    const records: TraceRecord[] = [];
+    for (const s of clone(steps)) plan.nextSpan(s, records);
+    const end = plan.runEnd();
+    expect(() => plan.nextSpan(clone(steps)[0], records)).toThrow(/a span after the last one/);
+    expect(plan.runEnd()).toEqual(end);
+  });
 });

@@ -765,6 +765,9 @@ interface PlanColumns {
   maxEnd: number;
 }
 
+/** A plan's columns but its per-slot and per-position numbers (ColumnarPlan packs those). */
+type PlanMaps = Pick<PlanColumns, 'wholeKeys' | 'duplicates' | 'upstream' | 'spanToStep' | 'synthetic' | 'syntheticIds' | 'rootAt'>;
+
 /** What a plan holds instead of each empty Map: a file of many small traces plans as many runs, each a few Maps. */
 const NONE: ReadonlyMap<unknown, never> = new Map<unknown, never>();
 
@@ -781,9 +784,16 @@ export class ColumnarPlan {
   private keyCache: Map<number, string> | undefined;
   /** Spans of the trace seen by the second pass (their slots, in file order). */
   private seen = 0;
-  /** All spans of the trace but what runStart and runEnd read: let go after the last (a file can hold 100,000s of traces). */
-  private columns: PlanColumns | null;
+  /**
+   * What the spans of the trace read but runStart and runEnd do not: let go after the last span (a file can hold
+   * 100,000s of traces). The per-slot and per-position numbers are packed in one array: five typed arrays and
+   * their buffers cost ~1 KB a trace, in the heap and out of it, however small the trace.
+   */
+  private columns: PlanMaps | null;
+  private packed: Int32Array;
+  /** Slots (spans read) and positions (steps in start order, synthetic roots too) of the trace. */
   private readonly slots: number;
+  private readonly positions: number;
   private readonly minStart: number;
   private readonly maxEnd: number;
   /** Whether the run gets a run-end record (complete, with a root). */
@@ -797,14 +807,25 @@ export class ColumnarPlan {
     private readonly names: StringTable,
     c: PlanColumns,
   ) {
-    this.columns = c;
-    this.slots = c.atOfSlot.length;
+    const { atOfSlot, parentKind, parentAt, nameAt, occurrence } = c;
+    // A literal of the fields read (a rest spread made a dictionary-mode object, ~0.5 KB a trace more).
+    this.columns = { wholeKeys: c.wholeKeys, duplicates: c.duplicates, upstream: c.upstream, spanToStep: c.spanToStep, synthetic: c.synthetic, syntheticIds: c.syntheticIds, rootAt: c.rootAt };
+    this.slots = atOfSlot.length;
+    this.positions = parentAt.length;
+    const n = this.slots;
+    const N = this.positions;
+    this.packed = new Int32Array(2 * n + 3 * N);
+    this.packed.set(atOfSlot, 0);
+    this.packed.set(parentKind, n);
+    this.packed.set(parentAt, 2 * n);
+    this.packed.set(nameAt, 2 * n + N);
+    this.packed.set(occurrence, 2 * n + 2 * N);
     this.minStart = c.minStart;
     this.maxEnd = c.maxEnd;
     this.ends = c.complete && c.rootAt !== -1;
   }
 
-  private get c(): PlanColumns {
+  private get c(): PlanMaps {
     if (!this.columns) throw new Error(`run ${this.run.runId}: a span after the last one the first pass read`);
     return this.columns;
   }
@@ -841,15 +862,16 @@ export class ColumnarPlan {
     // After the trace's last span its columns and keys are not read again; they would be held until the import ends.
     if (this.seen === this.slots) {
       this.columns = null;
+      this.packed = new Int32Array(0);
       this.keyCache = undefined;
     }
     return written;
   }
 
   private spanRecords(slot: number, step: ForeignStep, out: TraceRecord[]): boolean {
-    const at = this.c.atOfSlot[slot];
+    const at = this.packed[slot];
     if (at === -1) return false;
-    const kind = this.c.parentKind[slot];
+    const kind = this.packed[this.slots + slot];
     const recorded = step.parentId === null ? null : (this.c.spanToStep.get(step.parentId) ?? step.parentId);
     const parent = kind === CUT ? null : kind === ADOPTED ? this.c.syntheticIds.get(recorded!)! : recorded;
     this.stepRecords(step, at, parent, out);
@@ -883,8 +905,9 @@ export class ColumnarPlan {
     this.keyCache ??= new Map();
     const cached = this.keyCache.get(at);
     if (cached !== undefined) return cached;
-    const own = `${keySegment(this.names.strings[this.c.nameAt[at]])}#${this.c.occurrence[at]}`;
-    const p = this.c.parentAt[at];
+    const base = 2 * this.slots;
+    const own = `${keySegment(this.names.strings[this.packed[base + this.positions + at]])}#${this.packed[base + 2 * this.positions + at]}`;
+    const p = this.packed[base + at];
     const parentKey = p === -1 ? '' : this.key(p);
     const key = parentKey ? `${parentKey}/${own}` : own;
     if (this.keyCache.size >= KEY_CACHE_ENTRIES) this.keyCache.clear();
