@@ -49,6 +49,6 @@ function laterLineIsNative(fd: number, headBytes: number): boolean {
   return false;
 }
 
-export function parseForeign(text: string, format: string, file: string): { records: TraceRecord[]; errors: { line: number; message: string; level: 'error' | 'warning' }[] } {
+export function parseForeign(text: string, format: string, file: string): { records: TraceRecord[]; errors: { line: number; message: string; level: 'error' | 'warning' }[]; lines: number[] } {
   return parseForeignFile(text, format as Parameters<typeof parseForeignFile>[1], path.basename(file));
 }

@@ -73,28 +73,29 @@ export function importWhole(db: Db, fd: number, file: string, size: number, form
   // Said under the id each run is stored as (the resolver answers a known id again without a second warning).
   for (const message of wellFormedMessages(wellFormed, (runId) => ids.resolve(runId).runId)) problems.push({ file, line: 1, level: 'warning', message });
   const where = (r: TraceRecord) => ('step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`);
-  const apply = (w: ReturnType<typeof createRecordWriter>, records: TraceRecord[]) =>
+  // `first`: where `records` start in parsed.records, whose lines say where each record's step is in the file.
+  const apply = (w: ReturnType<typeof createRecordWriter>, records: TraceRecord[], first: number) =>
     w.applyBatch(records, file).forEach((fields, i) => {
-      for (const f of fields) problems.push({ file, line: 1, level: 'warning', message: `${where(records[i])}: ${truncationMessage(f)}` });
+      for (const f of fields) problems.push({ file, line: parsed.lines[first + i] ?? 1, level: 'warning', message: `${where(records[i])}: ${truncationMessage(f)}` });
     });
   let storeWriter = writer;
   db.transaction(() => {
     const before = problems.length;
     try {
-      db.transaction(() => apply(writer, parsed.records))();
+      db.transaction(() => apply(writer, parsed.records, 0))();
     } catch (err) {
       // As for native blocks: store what can be stored, record by record, and name what could not.
       if (isDatabaseFault(err)) throw err;
       problems.length = before;
       storeWriter = createRecordWriter(db);
-      for (const r of parsed.records) {
+      parsed.records.forEach((r, k) => {
         try {
-          db.transaction(() => apply(storeWriter, [r]))();
+          db.transaction(() => apply(storeWriter, [r], k))();
         } catch (e) {
           if (isDatabaseFault(e)) throw e;
-          problems.push({ file, line: 1, level: 'error', message: `${where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
+          problems.push({ file, line: parsed.lines[k] ?? 1, level: 'error', message: `${where(r)} (${r.type}): could not be stored (${(e as Error).message}); skipped` });
         }
-      }
+      });
     }
     // A whole read replaces what the file's earlier read left: its problems, and synthetic roots it made up.
     const synthetic = new Map<string, Set<string>>();

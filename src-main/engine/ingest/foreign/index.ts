@@ -66,7 +66,7 @@ export function parseForeignFile(
   text: string,
   format: ForeignFormat,
   fileName: string,
-): { records: TraceRecord[]; errors: ForeignIssue[] } {
+): { records: TraceRecord[]; errors: ForeignIssue[]; lines: number[] } {
   const errors: ForeignIssue[] = [];
   const body = text.replace(/^\uFEFF/, '');
   let runs: ForeignRun[];
@@ -85,7 +85,9 @@ export function parseForeignFile(
       runs = [];
   }
   const records: TraceRecord[] = [];
+  // Each record's line in the file (its step's), for messages about storing it.
+  const lines: number[] = [];
   // A loop, not push(...spread): a spread of 100k+ records overflows the stack.
-  for (const run of runs) if (run.steps.length) for (const r of runRecords(run, errors)) records.push(r);
-  return { records, errors };
+  for (const run of runs) if (run.steps.length) for (const r of runRecords(run, errors, lines)) records.push(r);
+  return { records, errors, lines };
 }

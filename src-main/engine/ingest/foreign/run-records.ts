@@ -298,11 +298,23 @@ export function runEndRecord(run: ForeignRun, plan: RunPlan, rootOutput: Json | 
   };
 }
 
-export function runRecords(run: ForeignRun, issues: ForeignIssue[]): TraceRecord[] {
+/**
+ * `lines`, when given, gets each record's line in the file: its step's, and 1 for the run's own records (their
+ * input and output come from different steps in different formats).
+ */
+export function runRecords(run: ForeignRun, issues: ForeignIssue[], lines?: number[]): TraceRecord[] {
   const plan = planRun(run, issues);
   const records: TraceRecord[] = [runStartRecord(run, plan, plan.root?.input)];
-  for (const step of plan.ordered) stepRecords(run, plan, step, records);
+  const start = lines?.length ?? 0;
+  lines?.push(1);
+  for (const step of plan.ordered) {
+    stepRecords(run, plan, step, records);
+    if (lines) while (lines.length - start < records.length) lines.push(step.position.line > 0 ? step.position.line : 1);
+  }
   const end = runEndRecord(run, plan, plan.root?.output);
-  if (end) records.push(end);
+  if (end) {
+    records.push(end);
+    lines?.push(1);
+  }
   return records;
 }

@@ -1,4 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../store/open-database';
+import { importFile } from '../import-file';
 import { importText } from '../../../../test/support/foreign-fixtures';
 
 /** A multi-agent log in Who&When's published shape: the task, labels, and the conversation under `history`. */
@@ -36,5 +41,29 @@ describe('chat transcripts in the shape multi-agent benchmarks publish', () => {
     const { runs } = importText(whoWhenLog(200_000), '108.json');
     expect(runs).toHaveLength(1);
     expect(runs[0].steps).toHaveLength(3);
+  });
+});
+
+describe('a transcript read whole names where a stored field was cut', () => {
+  it('at the line of the message it came from, not line 1', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-chat-big-'));
+    try {
+      const messages = [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'B'.repeat(1_500_000) },
+      ];
+      const text = JSON.stringify(messages, null, 1);
+      const file = path.join(dir, 'chat-big.json');
+      fs.writeFileSync(file, text);
+      const db = openDatabase(path.join(dir, 'traces.db'));
+      const cut = importFile(db, file, { final: true }).newErrors.filter((e) => /, step .*stored truncated/.test(e.message));
+      db.close();
+      const assistantLine = text.split('\n').findIndex((l) => l.includes('"assistant"')) + 1;
+      expect(cut.length).toBeGreaterThan(0);
+      // The message starts on the line before its role.
+      for (const e of cut) expect(e.line).toBe(assistantLine - 1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
