@@ -23,7 +23,7 @@ export interface RunOrder {
   /** Place of each step in its trace's planned order. */
   rank: Int32Array;
   /** Bytes of each object without its children (what holding it costs, roughly). */
-  bytes: Float64Array;
+  bytes: Int32Array;
   /** Steps per trace. */
   traceSizes: number[];
 }

@@ -90,7 +90,7 @@ class ScanColumns {
    */
   tieAt = f64();
   tieBytes = i32();
-  bytes = f64();
+  bytes = i32();
   handedOut = i32();
   /** Runs the whole parser skips (no id, no start), with what its message reads. */
   skipped = new Map<number, LcRun>();
@@ -271,16 +271,15 @@ class LangChainStreamImport implements StreamedImportJob {
     // The scan's columns are in the order objects were handed out: `at[n]` is where object n is in them.
     const at = new Int32Array(count);
     for (let i = 0; i < count; i++) at[handedOut[i]] = i;
-    const byNumber = <T extends Int32Array | Uint8Array | Float64Array>(column: Column<T>): T => {
-      const out = column.take();
-      const taken = out.slice();
-      for (let n = 0; n < count; n++) out[n] = taken[at[n]];
+    // Read from the chunks where they are: a joined copy and its reordering would be two more arrays each.
+    const byNumber = <T extends Int32Array | Uint8Array>(column: Column<T>, out: T): T => {
+      for (let n = 0; n < count; n++) out[n] = column.get(at[n]);
       return out;
     };
-    this.parent = byNumber(s.parent);
-    this.index = byNumber(s.index);
-    this.depth = byNumber(s.depth);
-    this.kind = byNumber(s.kind);
+    this.parent = byNumber(s.parent, new Int32Array(count));
+    this.index = byNumber(s.index, new Int32Array(count));
+    this.depth = byNumber(s.depth, new Int32Array(count));
+    this.kind = byNumber(s.kind, new Uint8Array(count));
     // The others are read where they are.
     const id = (n: number) => s.id.get(at[n]);
     const start = (n: number) => s.start.get(at[n]);
@@ -357,7 +356,7 @@ class LangChainStreamImport implements StreamedImportJob {
       this.roots.push(root === undefined ? -1 : steps[root]);
       list.length = 0;
     }
-    this.order = { handedOut, trace, rank, bytes: byNumber(s.bytes), traceSizes };
+    this.order = { handedOut, trace, rank, bytes: byNumber(s.bytes, new Int32Array(count)), traceSizes };
     this.scan = null;
     this.phase = 'index';
     this.startRounds(true);
