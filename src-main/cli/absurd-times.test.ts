@@ -59,7 +59,7 @@ async function listAndShowAll(): Promise<string> {
 }
 
 describe('times no date can hold', () => {
-  it('native, OTLP and transcript files name the line of such a time, and every run still lists and shows', async () => {
+  it('native, OTLP, transcript and LangChain files name the line of such a time, and every run still lists and shows', async () => {
     const files = [
       write('good.jsonl', goodRun),
       write(
@@ -92,7 +92,7 @@ describe('times no date can hold', () => {
         }),
       ),
       write('chat.jsonl', jsonl([{ role: 'user', content: 'hi', timestamp: 1e300 }, { role: 'assistant', content: 'yo', timestamp: T }])),
-      write('langchain.json', JSON.stringify([{ id: 'lc1', name: 'n', run_type: 'chain', start_time: T, end_time: 1e300 }])),
+      write('langchain.json', JSON.stringify([{ id: 'lc1', name: 'n', run_type: 'chain', start_time: T, end_time: 1e300 }, { id: 'lc2', name: 'm', run_type: 'chain', start_time: 1e300 }])),
     ];
     const imported = await runCommand(engine, importCommand, files);
     const said = imported.stderr.join('\n');
@@ -101,14 +101,14 @@ describe('times no date can hold', () => {
     expect(said).toMatch(/native\.jsonl:5: warning: score record: "ts" 1e\+300 is not a usable time; read as missing/);
     expect(said).toMatch(/otlp\.json:1: error: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]: startTimeUnixNano "9+" is not a usable time; span skipped/);
     expect(said).toMatch(/chat\.jsonl:1: warning: line 1: "timestamp" 1e\+300 is not a usable time; read as missing/);
+    expect(said).toMatch(/langchain\.json:1: error: \[1\]: no valid "start_time"; run skipped/);
 
     const shown = await listAndShowAll();
     expect(shown).not.toMatch(/invalid time/);
     const stored = new Database(path.join(dir, 'home', 'traces.db'), { readonly: true });
     try {
-      // The LangChain run is left out: its importer's timeMs gets the same check from that importer's owner.
       const times = stored
-        .prepare(`SELECT started_at AS t FROM runs WHERE run_id <> 'lc1' UNION ALL SELECT started_at FROM steps WHERE run_id <> 'lc1' UNION ALL SELECT ended_at FROM steps WHERE run_id <> 'lc1'`)
+        .prepare(`SELECT started_at AS t FROM runs UNION ALL SELECT ended_at FROM runs UNION ALL SELECT started_at FROM steps UNION ALL SELECT ended_at FROM steps`)
         .all() as { t: number | null }[];
       expect(times.length).toBeGreaterThan(4);
       for (const { t } of times) if (t !== null) expect(Math.abs(t)).toBeLessThanOrEqual(8.64e15);

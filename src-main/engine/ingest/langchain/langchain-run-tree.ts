@@ -10,6 +10,7 @@ import { isObject, messageFromLangChain, messagesJson, simplifyLangChain, type C
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { assignTraces, childPath, rootStep, sortRunSteps, tieOrderOf, topPath, type TopShape } from './run-tree-order';
 import { documentErrorIssue, firstJsonSyntaxError } from '../foreign/json-text-places';
+import { usableTimeMs } from '../../../../src-shared/usable-time';
 
 export type LcRun = Record<string, Json>;
 
@@ -30,14 +31,15 @@ export function looksLikeLangChainRun(value: unknown): boolean {
 }
 
 export function timeMs(value: Json | undefined): number | null {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  // A time a Date cannot hold (1e300) is no time: the run is named and skipped as with none (src-shared/usable-time.ts).
+  if (typeof value === 'number') return usableTimeMs(value);
   if (typeof value !== 'string' || value === '') return null;
   const iso = /[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`;
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return null;
   // Date.parse keeps milliseconds only; LangSmith writes microseconds.
   const micro = /\.\d{3}(\d{1,3})/.exec(value);
-  return micro ? ms + Number(micro[1].padEnd(3, '0')) / 1000 : ms;
+  return micro ? usableTimeMs(ms + Number(micro[1].padEnd(3, '0')) / 1000) : ms;
 }
 
 /** LangChain tracers store errors as "message\n\nError: message\n    at …". */
