@@ -39,6 +39,8 @@ const CLOSE_OBJECT = 0x7d;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 const NEWLINE = 0x0a;
+/** Longest line hasObjectLine parses (a longer one is not taken for an object: its string would not fit V8's). */
+const MAX_OBJECT_LINE_BYTES = 256 * 1024 * 1024;
 
 /** A part the reader hands to JSON.parse whole (a resource, a scope), parsed; a broken one is malformed JSON at its start. */
 function parseCaptured(r: JsonByteReader): unknown {
@@ -76,6 +78,8 @@ export class OtlpSpanStream {
   private readonly spans: Generator<Located>;
   /** The document stopped being JSON, or was cut off, before its end (a JSON Lines file with broken first lines reads so). */
   broken = false;
+  /** More text followed the document (a JSON Lines file whose first line holds more than one value reads so). */
+  moreText = false;
 
   constructor(
     fd: number,
@@ -139,6 +143,7 @@ export class OtlpSpanStream {
       } else r.pos += 1;
       if (!sawArray) this.issues.push({ line: 1, level: 'error', message: 'no "resourceSpans" array: not an OTLP ExportTraceServiceRequest' });
       if (!r.onlySpaceLeft()) {
+        this.moreText = true;
         this.issues.push({ line: r.lineAt(r.offset), level: 'error', message: `more text after the end of the OTLP document (line ${r.lineAt(r.offset)}); ignored` });
       }
     } catch (err) {
@@ -294,11 +299,13 @@ export function isJsonLines(fd: number, start: number): boolean {
  */
 export function hasObjectLine(fd: number, start: number): boolean {
   const buf = Buffer.allocUnsafe(1 << 20);
-  let lineStart = start;
+  // The first line is not one: the file was read as a document because it does not parse alone (isJsonLines).
+  let lineStart = -1;
   let first = -1;
   let last = -1;
   const lineHolds = (end: number): boolean => {
-    const holds = first === OPEN_OBJECT && last === CLOSE_OBJECT && holdsObjectOfItsOwn(readText(fd, lineStart, end));
+    const holds =
+      lineStart >= 0 && first === OPEN_OBJECT && last === CLOSE_OBJECT && end - lineStart <= MAX_OBJECT_LINE_BYTES && holdsObjectOfItsOwn(readText(fd, lineStart, end));
     first = last = -1;
     return holds;
   };

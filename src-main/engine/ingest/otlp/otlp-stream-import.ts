@@ -84,6 +84,8 @@ class OtlpStreamImport implements StreamedImportJob {
    * For a write that reads the file again: a digest of each span the first pass planned (its trace, id, parent and
    * start), in file order, so that a file changed between the passes is found before a span goes to the wrong plan.
    */
+  /** Where the first pass stopped reading: a JSON Lines file's lines written after it are a later import's. */
+  private firstPassEnd = 0;
   private planned = new Int32Array(1024);
   private plannedCount = 0;
   private written = 0;
@@ -116,7 +118,8 @@ class OtlpStreamImport implements StreamedImportJob {
    * pass starts again, nothing having been stored yet.
    */
   private readAgainAsJsonLines(): boolean {
-    if (this.jsonLines || !this.stream.broken || !hasObjectLine(this.fd, this.start)) return false;
+    // As brokenDocumentError decides: more text after the document, or a break and a line that is an object alone.
+    if (this.jsonLines || !(this.stream.moreText || (this.stream.broken && hasObjectLine(this.fd, this.start)))) return false;
     this.jsonLines = true;
     this.issues.length = this.start > 0 ? 1 : 0; // the BOM's warning stays
     this.late.resources.clear();
@@ -179,6 +182,7 @@ class OtlpStreamImport implements StreamedImportJob {
 
   private planRuns(): void {
     const reader = this.stream.reader;
+    this.firstPassEnd = reader.offset;
     if (reader.invalidUtf8) {
       this.issues.push({ line: 1, level: 'warning', message: invalidUtf8Message(countReplacements(this.fd, this.size)) });
     }
@@ -208,7 +212,9 @@ class OtlpStreamImport implements StreamedImportJob {
     if (this.kept) return this.writeKept(this.kept);
     const discard: ForeignIssue[] = [];
     for (let n = 0; n < SPANS_PER_TURN; n++) {
-      const item = this.stream.next();
+      let item = this.stream.next();
+      // A line appended since the first pass (a file exporter still writing): the file's next import reads it.
+      if (item && this.jsonLines && this.stream.reader.offset > this.firstPassEnd) item = null;
       if (!item) {
         if (this.written < this.plannedCount) return this.stopChanged(`${this.plannedCount - this.written} span(s) read before are gone`);
         return this.finishRuns();
@@ -217,7 +223,7 @@ class OtlpStreamImport implements StreamedImportJob {
       const found = spanStep(item, discard);
       if (!found) continue;
       if (this.written >= this.plannedCount || this.planned[this.written] !== spanDigest(found.traceId, found.step)) {
-        return this.stopChanged(`the span at line ${item.line} is not the one read there before`);
+        return this.stopChanged(this.written >= this.plannedCount ? `more spans than the first read found, at line ${item.line}` : `the span at line ${item.line} is not the one read there before`);
       }
       this.written += 1;
       const plan = this.runs.get(found.traceId);

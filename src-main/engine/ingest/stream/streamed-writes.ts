@@ -177,10 +177,8 @@ export class StreamedWrites {
     } else {
       const problems = this.problems;
       this.problems = [];
-      this.db.transaction(() => {
-        this.replaceProblems();
-        insertImportErrors(this.db, problems);
-      })();
+      // Nothing of this read is stored: the earlier read's problems still describe what is (only this one is added).
+      this.db.transaction(() => insertImportErrors(this.db, problems))();
       for (const p of problems) this.allProblems.push(p);
     }
   }
