@@ -89,12 +89,17 @@ export function importErrorsOf(db: ReadableDb, file: string): ImportError[] {
  * the runs list counts with its twin problemConcernsRun (tested to agree).
  */
 const PROBLEM_CONCERNS_RUN = `e.path = r.source_file
-  AND (e.message NOT GLOB 'run *' OR substr(e.message, 5, length(r.run_id) + 1) IN (r.run_id || ':', r.run_id || ',', r.run_id || ' '))`;
+  AND (e.message NOT GLOB 'run *'
+       OR substr(e.message, 5, length(tb_named(r.run_id)) + 1) IN (tb_named(r.run_id) || ':', tb_named(r.run_id) || ',', tb_named(r.run_id) || ' '))`;
 
-/** The same rule as PROBLEM_CONCERNS_RUN, for a problem already read. */
+/**
+ * The same rule as PROBLEM_CONCERNS_RUN, for a problem already read. A stored problem names the run as
+ * insertImportErrors left it (invisible characters named by their code), so the id is compared that way too.
+ */
 function problemConcernsRun(message: string, runId: string): boolean {
   if (!message.startsWith('run ')) return true;
-  return message.startsWith(runId, 4) && [':', ',', ' '].includes(message.charAt(4 + runId.length));
+  const named = nameInvisibleChars(runId);
+  return message.startsWith(named, 4) && [':', ',', ' '].includes(message.charAt(4 + named.length));
 }
 
 /**

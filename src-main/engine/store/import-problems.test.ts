@@ -47,6 +47,23 @@ describe('import problems reach the runs they concern', () => {
   });
 });
 
+describe('a run whose id holds an invisible character', () => {
+  it('keeps the problems that name it, though the stored message names that character by its code', () => {
+    const db = openDatabase(':memory:');
+    const file = '/imports/zwj.json';
+    const runId = 'team-\u{1F469}\u200D\u{1F4BB}';
+    const w = createRecordWriter(db);
+    db.transaction(() => {
+      for (const r of [...syntheticRunRecords({ runId, steps: 1 }), ...syntheticRunRecords({ runId: 'team-plain', steps: 1 })]) w.apply(r, file);
+      insertImportErrors(db, [{ file, line: 4, level: 'warning', message: `run ${runId}: 1 step(s) name parent 22, which is not in the file` }]);
+    })();
+    expect(importProblemsOfRun(db, runId).map((p) => p.message)).toEqual([expect.stringContaining('[U+200D]')]);
+    expect(importProblemsOfRun(db, 'team-plain')).toEqual([]);
+    const counts = Object.fromEntries(listRuns(db).map((r) => [r.run_id, r.import_problems]));
+    expect(counts).toEqual({ [runId]: { errors: 0, warnings: 1 }, 'team-plain': { errors: 0, warnings: 0 } });
+  });
+});
+
 describe('import problems never store a character that acts instead of showing', () => {
   it('a bad line holding ESC and U+202E is stored, and returned, with each named by its code', () => {
     // V8's JSON error quotes the line it could not parse.

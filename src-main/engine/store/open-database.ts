@@ -11,6 +11,7 @@ import path from 'node:path';
 import { EngineError } from '../../../src-shared/result';
 import { MIGRATIONS, type Migration } from './migrations/index';
 import { runOwedCheckpoint, WAL_SIZE_LIMIT_BYTES } from './bulk-write';
+import { nameInvisibleChars } from '../text/invisible-chars';
 
 declare const readable: unique symbol;
 declare const writable: unique symbol;
@@ -142,6 +143,9 @@ export function openDatabase(file: string, opts: OpenOptions = {}): WritableDb {
     db.pragma('cache_size = -64000');
     // A big import lets the WAL grow (store/bulk-write.ts); the file is cut back when it restarts.
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+    // A run id as stored import problems name it (control, format and bidi characters named by their code):
+    // store/import-files.ts links a problem to its run with it.
+    db.function('tb_named', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? nameInvisibleChars(text) : text) as string);
     if (!opts.readonly) migrate(db, opts.migrations);
     return db;
   } catch (err) {
