@@ -126,9 +126,8 @@ function startOrder(parentNode: Int32Array, nodeStart: Float64Array): Int32Array
 }
 
 /** Per position in start order: how many earlier siblings (same parent, roots together) have the same name. */
-function occurrences(parentAt: Int32Array, nameAt: Int32Array): Int32Array {
+function occurrences(parentAt: Int32Array, nameAt: Int32Array, occurrence: Int32Array): Int32Array {
   const N = parentAt.length;
-  const occurrence = new Int32Array(N);
   // Siblings in start order, one list per parent (roots share one).
   const head = new Int32Array(N + 1).fill(-1);
   const tail = new Int32Array(N + 1).fill(-1);
@@ -668,15 +667,18 @@ export class TraceColumns {
     const atOfNode = new Int32Array(N);
     for (let at = 0; at < N; at++) atOfNode[order[at]] = at;
 
+    // The plan's per-slot and per-position numbers, written straight into the one array the plan keeps (five
+    // arrays copied into one at its end raised a 630,000-span trace's peak by their size): views of it below.
+    const packed = new Int32Array(2 * n + 3 * N);
     // Per position in start order: parent position, name, occurrence among same-named siblings.
-    const parentAt = new Int32Array(N);
-    const nameAt = new Int32Array(N);
+    const parentAt = packed.subarray(2 * n, 2 * n + N);
+    const nameAt = packed.subarray(2 * n + N, 2 * n + 2 * N);
     for (let at = 0; at < N; at++) {
       const v = order[at];
       parentAt[at] = parentNode[v] === -1 ? -1 : atOfNode[parentNode[v]];
       nameAt[at] = v < S ? names.intern(synthetic[v].name) : cols.name[slotOfNode(v)];
     }
-    const occurrence = occurrences(parentAt, nameAt);
+    const occurrence = occurrences(parentAt, nameAt, packed.subarray(2 * n + 2 * N));
 
     const starts: StartOrder = { order, S, unique };
     const wholeKeys = this.planKeys(starts, synthetic, parentAt, nameAt, occurrence, run, issues);
@@ -704,8 +706,8 @@ export class TraceColumns {
       else if (e > maxEnd) maxEnd = e;
     }
 
-    const atOfSlot = new Int32Array(n).fill(-1);
-    const parentKind = new Uint8Array(n);
+    const atOfSlot = packed.subarray(0, n).fill(-1);
+    const parentKind = packed.subarray(n, 2 * n);
     for (const s of unique) {
       atOfSlot[s] = atOfNode[nodeOfSlot[s]];
       parentKind[s] = cut[s] ? CUT : adopted[s] ? ADOPTED : AS_RECORDED;
@@ -716,6 +718,7 @@ export class TraceColumns {
     this.joined = undefined;
     this.parentSlots = undefined;
     return new ColumnarPlan(run, names, {
+      packed,
       atOfSlot,
       parentKind,
       parentAt,
@@ -743,10 +746,12 @@ const CUT = 1;
 const ADOPTED = 2;
 
 interface PlanColumns {
+  /** The five columns below in one array, in this order (each is a view of it). */
+  packed: Int32Array;
   /** Position in start order of each slot (span of the trace in file order); -1 for a later copy of a repeated id. */
   atOfSlot: Int32Array;
   /** How a slot's recorded parent became its final one: as recorded, cut (a cycle), adopted by a synthetic root. */
-  parentKind: Uint8Array;
+  parentKind: Int32Array;
   /** Per position in start order: parent position (-1 for a root), name, occurrence among same-named siblings. */
   parentAt: Int32Array;
   nameAt: Int32Array;
@@ -807,19 +812,11 @@ export class ColumnarPlan {
     private readonly names: StringTable,
     c: PlanColumns,
   ) {
-    const { atOfSlot, parentKind, parentAt, nameAt, occurrence } = c;
     // A literal of the fields read (a rest spread made a dictionary-mode object, ~0.5 KB a trace more).
     this.columns = { wholeKeys: c.wholeKeys, duplicates: c.duplicates, upstream: c.upstream, spanToStep: c.spanToStep, synthetic: c.synthetic, syntheticIds: c.syntheticIds, rootAt: c.rootAt };
-    this.slots = atOfSlot.length;
-    this.positions = parentAt.length;
-    const n = this.slots;
-    const N = this.positions;
-    this.packed = new Int32Array(2 * n + 3 * N);
-    this.packed.set(atOfSlot, 0);
-    this.packed.set(parentKind, n);
-    this.packed.set(parentAt, 2 * n);
-    this.packed.set(nameAt, 2 * n + N);
-    this.packed.set(occurrence, 2 * n + 2 * N);
+    this.slots = c.atOfSlot.length;
+    this.positions = c.parentAt.length;
+    this.packed = c.packed;
     this.minStart = c.minStart;
     this.maxEnd = c.maxEnd;
     this.ends = c.complete && c.rootAt !== -1;
