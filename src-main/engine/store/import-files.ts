@@ -51,6 +51,8 @@ export function forgetFileProblems(db: Db, file: string): void {
 
 /** The prefix of a synthetic root's id (ingest/foreign/synthetic-parent-id.ts). */
 export const SYNTHETIC_PARENT_PREFIX = 'missing-parent:';
+/** The first id past every one with that prefix (its last character one up): the prefix's range on the key. */
+const PAST_SYNTHETIC_PARENTS = SYNTHETIC_PARENT_PREFIX.slice(0, -1) + String.fromCharCode(SYNTHETIC_PARENT_PREFIX.charCodeAt(SYNTHETIC_PARENT_PREFIX.length - 1) + 1);
 
 /**
  * After a whole read of a file: the synthetic roots an earlier read made up for parents missing then (a file cut
@@ -58,11 +60,11 @@ export const SYNTHETIC_PARENT_PREFIX = 'missing-parent:';
  * `written` holds the synthetic-looking step ids this read stored in each run (recorded ones included).
  */
 export function dropStaleSyntheticSteps(db: Db, written: Map<string, Set<string>>, runs: Iterable<string>): void {
-  const stale = db.prepare(`SELECT step_id FROM steps WHERE run_id = ? AND step_id >= '${SYNTHETIC_PARENT_PREFIX}' AND step_id < 'missing-parent;'`).pluck();
+  const stale = db.prepare('SELECT step_id FROM steps WHERE run_id = ? AND step_id >= ? AND step_id < ?').pluck();
   const drop = db.prepare('DELETE FROM steps WHERE run_id = ? AND step_id = ?');
   for (const runId of runs) {
     const kept = written.get(runId);
-    for (const id of stale.all(runId) as string[]) if (!kept?.has(id)) drop.run(runId, id);
+    for (const id of stale.all(runId, SYNTHETIC_PARENT_PREFIX, PAST_SYNTHETIC_PARENTS) as string[]) if (!kept?.has(id)) drop.run(runId, id);
   }
 }
 

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fuzzCase } from '../../../../test/fuzz/trace-mutations';
-import { brokenDocumentError, firstJsonSyntaxError, listElementLines, valueLineAt, valueLinesAt } from './json-text-places';
+import { brokenDocumentError, firstJsonSyntaxError, listElementLines, valueLinesAt } from './json-text-places';
+
+/** The line of one path's value. */
+const valueLineAt = (text: string, path: (string | number)[]) => valueLinesAt(text, [path])[0];
 
 const FOREIGN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../test/fixtures/foreign');
 

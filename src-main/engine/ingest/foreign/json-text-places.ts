@@ -227,18 +227,6 @@ export function listElementLines(text: string, key: string | null): number[] | n
   return error ? null : lines;
 }
 
-/**
- * The line on which the value at `path` starts (keys and list positions from
- * the document down, e.g. ['resourceSpans', 0, 'scopeSpans', 2]), for a
- * message about a value that is there but is not what the format wants. As
- * JSON.parse keeps the last of repeated keys, so does this: a value met again
- * under a repeated key forgets what was found below its first. Null when the
- * text is not one valid JSON document or has no such value.
- */
-export function valueLineAt(text: string, path: readonly (string | number)[]): number | null {
-  return valueLinesAt(text, [path])[0];
-}
-
 interface PathNode {
   children: Map<string | number, PathNode>;
   /** The asked paths that end here. */
@@ -248,7 +236,15 @@ interface PathNode {
   seen: boolean;
 }
 
-/** valueLineAt for many paths in one scan of the text. */
+/**
+ * The line on which the value at each path starts (keys and list positions from
+ * the document down, e.g. ['resourceSpans', 0, 'scopeSpans', 2]), for a
+ * message about a value that is there but is not what the format wants. As
+ * JSON.parse keeps the last of repeated keys, so does this: a value met again
+ * under a repeated key forgets what was found below its first. Null when the
+ * text is not one valid JSON document or has no such value. One scan of the
+ * text serves every path.
+ */
 export function valueLinesAt(text: string, paths: readonly (readonly (string | number)[])[]): (number | null)[] {
   const lines: (number | null)[] = paths.map(() => null);
   const root: PathNode = { children: new Map(), ends: [], below: [], seen: false };

@@ -272,8 +272,9 @@ export class OtlpSpanStream {
  * whole-document parser decides: its first non-blank line is a JSON value by
  * itself and more text follows. A first line that is not (a document spread
  * over lines, or a JSON Lines file whose first line is broken) is read as a
- * document; the import reads it again as JSON Lines if that document breaks
- * and a line holds an object of its own (hasObjectLine). The first line is
+ * document; the import reads it again as JSON Lines if more text follows that
+ * document, or it breaks and a line holds an object of its own
+ * (hasObjectLine). The first line is
  * not read whole when nothing follows it: a one-line document may be the
  * whole file.
  */

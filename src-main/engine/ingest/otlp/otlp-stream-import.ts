@@ -34,6 +34,7 @@ import { startsWithByteOrderMark } from '../stream/json-byte-reader';
 import { StreamedWrites } from '../stream/streamed-writes';
 import { runStreamedImport, runStreamedImportAsync, type StreamedImportJob, type StreamedImportOptions } from '../stream/run-streamed-import';
 import { StringTable } from '../../text/string-table';
+import { i32 } from '../stream/typed-column';
 import { spanStep, traceRun } from './otlp-import';
 import { hasObjectLine, isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream';
 
@@ -80,14 +81,14 @@ class OtlpStreamImport implements StreamedImportJob {
   private stream: OtlpSpanStream;
   /** Set while the file is read once; null when the write reads the file again. */
   private kept: KeptSteps | null;
+  /** Where the first pass stopped reading: a JSON Lines file's lines written after it are a later import's. */
+  private firstPassEnd = 0;
   /**
    * For a write that reads the file again: a digest of each span the first pass planned (its trace, id, parent and
    * start), in file order, so that a file changed between the passes is found before a span goes to the wrong plan.
    */
-  /** Where the first pass stopped reading: a JSON Lines file's lines written after it are a later import's. */
-  private firstPassEnd = 0;
-  private planned = new Int32Array(1024);
-  private plannedCount = 0;
+  private planned = i32();
+  /** Spans the write has taken, checked against `planned`. */
   private written = 0;
 
   private readonly size: number;
@@ -113,19 +114,18 @@ class OtlpStreamImport implements StreamedImportJob {
   }
 
   /**
-   * A file read as one document that broke, with a line holding an object of its own, is JSON Lines whose first
-   * line is broken (a file exporter's file cut at its start), as the whole-document parser reads it: the first
-   * pass starts again, nothing having been stored yet.
+   * A file read as one document that is JSON Lines after all, as the whole-document parser reads it: more text
+   * followed the document (two requests on the first line), or it broke and a line holds an object of its own (a
+   * file exporter's file cut at its start). The first pass starts again, nothing having been stored yet.
    */
   private readAgainAsJsonLines(): boolean {
-    // As brokenDocumentError decides: more text after the document, or a break and a line that is an object alone.
     if (this.jsonLines || !(this.stream.moreText || (this.stream.broken && hasObjectLine(this.fd, this.start)))) return false;
     this.jsonLines = true;
     this.issues.length = this.start > 0 ? 1 : 0; // the BOM's warning stays
     this.late.resources.clear();
     this.late.scopes.clear();
     this.traces.clear();
-    this.plannedCount = 0;
+    this.planned = i32();
     this.names = new StringTable();
     this.kept = this.keepSteps();
     this.stream = new OtlpSpanStream(this.fd, this.start, true, this.issues, this.late, true);
@@ -161,12 +161,7 @@ class OtlpStreamImport implements StreamedImportJob {
       let trace = this.traces.get(traceId);
       if (!trace) this.traces.set(traceId, (trace = new TraceColumns(item.resource, this.names)));
       trace.add(step, spanId, item.at, this.jsonLines);
-      if (this.plannedCount === this.planned.length) {
-        const grown = new Int32Array(this.planned.length * 2);
-        grown.set(this.planned);
-        this.planned = grown;
-      }
-      this.planned[this.plannedCount++] = spanDigest(traceId, step);
+      this.planned.push(spanDigest(traceId, step));
       const kept = this.kept;
       if (kept) {
         // Where the span was is in the trace's columns now (for the plan's messages), and its line below (for the
@@ -216,14 +211,14 @@ class OtlpStreamImport implements StreamedImportJob {
       // A line appended since the first pass (a file exporter still writing): the file's next import reads it.
       if (item && this.jsonLines && this.stream.reader.offset > this.firstPassEnd) item = null;
       if (!item) {
-        if (this.written < this.plannedCount) return this.stopChanged(`${this.plannedCount - this.written} span(s) read before are gone`);
+        if (this.written < this.planned.length) return this.stopChanged(`${this.planned.length - this.written} span(s) read before are gone`);
         return this.finishRuns();
       }
       discard.length = 0;
       const found = spanStep(item, discard);
       if (!found) continue;
-      if (this.written >= this.plannedCount || this.planned[this.written] !== spanDigest(found.traceId, found.step)) {
-        return this.stopChanged(this.written >= this.plannedCount ? `more spans than the first read found, at line ${item.line}` : `the span at line ${item.line} is not the one read there before`);
+      if (this.written >= this.planned.length || this.planned.get(this.written) !== spanDigest(found.traceId, found.step)) {
+        return this.stopChanged(this.written >= this.planned.length ? `more spans than the first read found, at line ${item.line}` : `the span at line ${item.line} is not the one read there before`);
       }
       this.written += 1;
       const plan = this.runs.get(found.traceId);
