@@ -136,8 +136,8 @@ export class OtlpSpanStream {
             if (r.peek() === OPEN_ARRAY) {
               sawArray = true;
               yield* elements(r, (i) => this.resourceSpans(i));
-            } else r.skipValue();
-          } else r.skipValue();
+            } else r.skipCheckedValue();
+          } else r.skipCheckedValue();
           if (objectEnds(r)) break;
         }
       } else r.pos += 1;
@@ -167,7 +167,7 @@ export class OtlpSpanStream {
     const rsPath = `resourceSpans[${i}]`;
     if (r.peek() !== OPEN_OBJECT) {
       const line = r.lineAt(r.offset);
-      r.skipValue();
+      r.skipCheckedValue();
       this.issues.push({ line, level: 'error', message: `${rsPath}: not an object; skipped` });
       return;
     }
@@ -194,8 +194,8 @@ export class OtlpSpanStream {
         if (sawScopes) throw new UnusualOtlpShape(`${rsPath}: more than one list of scope spans`);
         sawScopes = true;
         if (r.peek() === OPEN_ARRAY) yield* elements(r, (j) => this.scopeSpans(i, j, resource));
-        else r.skipValue();
-      } else r.skipValue();
+        else r.skipCheckedValue();
+      } else r.skipCheckedValue();
       if (objectEnds(r)) return;
     }
   }
@@ -207,7 +207,7 @@ export class OtlpSpanStream {
     const first = r.peek();
     const startLine = r.lineAt(r.offset);
     if (first !== OPEN_OBJECT) {
-      r.skipValue();
+      r.skipCheckedValue();
       this.issues.push({ line: startLine, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
       return;
     }
@@ -234,8 +234,8 @@ export class OtlpSpanStream {
           if (r.peek() === OPEN_ARRAY) {
             spansArray = true;
             yield* elements(r, (k) => this.span(`${ssPath}.spans[${k}]`, [i, j, k], resource, scope));
-          } else r.skipValue();
-        } else r.skipValue();
+          } else r.skipCheckedValue();
+        } else r.skipCheckedValue();
         if (objectEnds(r)) break;
       }
     }
@@ -246,7 +246,7 @@ export class OtlpSpanStream {
     const r = this.reader;
     if (r.peek() !== OPEN_OBJECT) {
       const line = r.lineAt(r.offset);
-      r.skipValue();
+      r.skipCheckedValue();
       this.issues.push({ line, level: 'error', message: `${path}: not an object; skipped` });
       return;
     }

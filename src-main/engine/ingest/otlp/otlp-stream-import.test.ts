@@ -373,6 +373,36 @@ describe('JSON Lines or one document: the streamed import decides as the whole i
       db.close();
     });
   });
+  it('members the reader does not use are read as the whole parse reads them: good ones of every kind import the same, broken ones are named at their line', () => {
+    const spans = JSON.stringify([S1]);
+    const odd = '{"a":[1,-0.5,2e10,-3E-2,0,true,false,null,"x\\"y\\\\\\/\\b\\f\\n\\r\\t\\u00e9",{},[],[[{"b":{}}]]],"c":"\u00e9"}';
+    const good = `{"schemaUrl":"s","x":${odd},"resourceSpans":[{"y":${odd},"resource":{"attributes":[]},"scopeSpans":[{"z":${odd},"scope":{"name":"n"},"spans":${spans}}]}],"w":${odd}}`;
+    expect(expectSameAsWhole(write('odd-members.json', good)).steps).toHaveLength(1);
+    // Each broken value sits on line 2, in a member the stream skips: at the top, in a resource, in a scope.
+    const broken = ['[1,]', '{"a" 1}', '01', '-', '1.', '1e', 'tru', 'nul', '"a\\qb"', '"a\\u12g4"', '"tab\there"', '{"a":1 "b":2}', '[1 2]', '{,}'];
+    const places = [
+      (v: string) => `{"x":\n${v},"resourceSpans":[{"scopeSpans":[{"spans":${spans}}]}]}`,
+      (v: string) => `{"resourceSpans":[{"y":\n${v},"scopeSpans":[{"spans":${spans}}]}]}`,
+      (v: string) => `{"resourceSpans":[{"scopeSpans":[{"z":\n${v},"spans":${spans}}]}]}`,
+    ];
+    places.forEach((place, p) =>
+      broken.forEach((value, b) => {
+        const text = place(value);
+        expect(() => JSON.parse(text), text).toThrow();
+        const db = openDatabase(path.join(dir, `skipped-${p}-${b}.db`));
+        const file = write(`skipped-${p}-${b}.json`, text);
+        const errors: ImportError[] = [];
+        const fd = fs.openSync(file, 'r');
+        try {
+          importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', errors);
+        } finally {
+          fs.closeSync(fd);
+          db.close();
+        }
+        expect(errors.filter((e) => e.level === 'error'), text).toEqual([expect.objectContaining({ line: 2, message: expect.stringMatching(/^not valid JSON at line 2 /) })]);
+      }),
+    );
+  });
 });
 
 describe('a file read again after it grew (a file exporter still writing it)', () => {

@@ -40,6 +40,21 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === NEWLINE || c === 0x0d || c === 0x09;
 }
 
+function isHexDigit(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+/** The letters after a backslash JSON allows, other than u: " \ / b f n r t. */
+const SIMPLE_ESCAPES = [0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74];
+
+// What skipCheckedValue expects next.
+const VALUE = 0;
+const VALUE_OR_CLOSE = 1;
+const KEY = 2;
+const KEY_OR_CLOSE = 3;
+const COLON = 4;
+const COMMA_OR_CLOSE = 5;
+
 export class JsonByteReader {
   private buf = Buffer.allocUnsafe(WINDOW_BYTES);
   /** File offset of buf[0]. */
@@ -205,6 +220,138 @@ export class JsonByteReader {
       this.pos += 1;
       if (d === 0x7b || d === 0x5b) depth += 1;
       else if ((d === 0x7d || d === 0x5d) && --depth === 0) return;
+    }
+  }
+
+  /**
+   * Moves past one value (after whitespace) as skipValue does, checking its syntax as JSON.parse would, without
+   * holding it: for members a reader does not use, so that a document the whole parse rejects is not taken as
+   * good because the broken part sat where the stream does not look. Throws MalformedJson at the first byte that
+   * cannot continue, TruncatedJson at the end of the file. Nesting is kept on a list, not the call stack.
+   */
+  skipCheckedValue(): void {
+    // Per open container: true for an object, false for a list.
+    const open: boolean[] = [];
+    let state = VALUE;
+    for (;;) {
+      const c = this.peek();
+      if (c === -1) throw new TruncatedJson(this.offset);
+      if (state === COLON) {
+        if (c !== 0x3a) throw new MalformedJson(this.offset, "expected ':' after a property name");
+        this.pos += 1;
+        state = VALUE;
+        continue;
+      }
+      if (state === COMMA_OR_CLOSE) {
+        const inObject = open[open.length - 1];
+        if (c === 0x2c) {
+          this.pos += 1;
+          state = inObject ? KEY : VALUE;
+          continue;
+        }
+        if (c !== (inObject ? 0x7d : 0x5d)) throw new MalformedJson(this.offset, `expected ',' or '${inObject ? '}' : ']'}'`);
+        this.pos += 1;
+        open.pop();
+        if (open.length === 0) return;
+        continue;
+      }
+      if ((state === KEY_OR_CLOSE && c === 0x7d) || (state === VALUE_OR_CLOSE && c === 0x5d)) {
+        this.pos += 1;
+        open.pop();
+        if (open.length === 0) return;
+        state = COMMA_OR_CLOSE;
+        continue;
+      }
+      if (state === KEY || state === KEY_OR_CLOSE) {
+        if (c !== QUOTE) throw new MalformedJson(this.offset, 'expected a property name in double quotes');
+        this.checkString();
+        state = COLON;
+        continue;
+      }
+      // A value.
+      if (c === 0x7b || c === 0x5b) {
+        this.pos += 1;
+        open.push(c === 0x7b);
+        state = c === 0x7b ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+        continue;
+      }
+      if (c === QUOTE) this.checkString();
+      else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) this.checkNumber();
+      else if (c === 0x74) this.checkWord('true');
+      else if (c === 0x66) this.checkWord('false');
+      else if (c === 0x6e) this.checkWord('null');
+      else throw new MalformedJson(this.offset, 'expected a value');
+      if (open.length === 0) return;
+      state = COMMA_OR_CLOSE;
+    }
+  }
+
+  /** The byte at pos (reading more of the file when needed), or -1 at its end. */
+  private byteHere(): number {
+    if (this.pos >= this.end && !this.fill()) return -1;
+    return this.buf[this.pos];
+  }
+
+  /** pos at an opening quote: moves past the string, refusing what JSON.parse refuses (raw control characters, unknown escapes). */
+  private checkString(): void {
+    this.pos += 1;
+    for (;;) {
+      const c = this.byteHere();
+      if (c === -1) throw new TruncatedJson(this.offset);
+      this.pos += 1;
+      if (c === QUOTE) return;
+      if (c < 0x20) throw new MalformedJson(this.offset - 1, 'a raw control character in a string');
+      if (c !== BACKSLASH) continue;
+      const e = this.byteHere();
+      if (e === -1) throw new TruncatedJson(this.offset);
+      this.pos += 1;
+      if (e === 0x75) {
+        for (let k = 0; k < 4; k++) {
+          const h = this.byteHere();
+          if (h === -1) throw new TruncatedJson(this.offset);
+          if (!isHexDigit(h)) throw new MalformedJson(this.offset, 'a \\u escape without four hex digits');
+          this.pos += 1;
+        }
+      } else if (!SIMPLE_ESCAPES.includes(e)) throw new MalformedJson(this.offset - 1, 'an escape JSON does not allow');
+    }
+  }
+
+  /** pos at '-' or a digit: moves past a number of JSON's grammar (-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?). */
+  private checkNumber(): void {
+    if (this.byteHere() === 0x2d) this.pos += 1;
+    const first = this.byteHere();
+    if (first === 0x30) this.pos += 1;
+    else if (!this.digits()) throw first === -1 ? new TruncatedJson(this.offset) : new MalformedJson(this.offset, 'a number without digits');
+    if (this.byteHere() === 0x2e) {
+      this.pos += 1;
+      if (!this.digits()) throw this.byteHere() === -1 ? new TruncatedJson(this.offset) : new MalformedJson(this.offset, 'no digits after a decimal point');
+    }
+    const e = this.byteHere();
+    if (e === 0x65 || e === 0x45) {
+      this.pos += 1;
+      const sign = this.byteHere();
+      if (sign === 0x2b || sign === 0x2d) this.pos += 1;
+      if (!this.digits()) throw this.byteHere() === -1 ? new TruncatedJson(this.offset) : new MalformedJson(this.offset, 'no digits in an exponent');
+    }
+  }
+
+  /** Moves past a run of digits; false when there was none. */
+  private digits(): boolean {
+    let any = false;
+    for (let c = this.byteHere(); c >= 0x30 && c <= 0x39; c = this.byteHere()) {
+      this.pos += 1;
+      any = true;
+    }
+    return any;
+  }
+
+  /** pos at the first letter of true, false or null: moves past the word, or throws where it differs. */
+  private checkWord(word: string): void {
+    for (let k = 0; k < word.length; k++) {
+      const c = this.byteHere();
+      if (c === -1) throw new TruncatedJson(this.offset);
+      if (c !== word.charCodeAt(k)) throw new MalformedJson(this.offset, `expected ${word}`);
+      this.pos += 1;
     }
   }
 
