@@ -24,6 +24,7 @@ import { importForeign } from './import-foreign';
 import { BOM_IGNORED_MESSAGE, finish, invalidUtf8Message, isDatabaseFault, truncationMessage, type FileImportResult } from './import-result';
 import { collisionMessage, createRunIdResolver } from '../store/run-id-collisions';
 import { makeTextWellFormed, WELL_FORMED_MESSAGE } from './native/well-formed-text';
+import { HUGE_LINE_BYTES, readHugeLine } from './native/huge-line';
 import type { StreamImportOptions } from './otlp/otlp-stream-import';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
@@ -48,6 +49,8 @@ export interface ImportFileOptions {
   final?: boolean;
   /** Test hook: called after each committed chunk. */
   onChunkCommitted?: (linesSoFar: number) => void;
+  /** Test hook: lines longer than this are read piecewise (default HUGE_LINE_BYTES, 32 MB). */
+  hugeLineBytes?: number;
 }
 
 export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {}): FileImportResult {
@@ -265,6 +268,33 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
     if (lastNl === -1) {
       carryBytes = data.length;
       carry = data;
+      if (carryBytes <= (opts.hugeLineBytes ?? HUGE_LINE_BYTES)) continue;
+      // A line too long to hold as one string: read from the file piecewise (native/huge-line.ts).
+      const bom = line === 0 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf;
+      if (bom) pendingProblems.push({ file, line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
+      const huge = readHugeLine(fd, offset + (bom ? 3 : 0), line + 1, opts.final === true);
+      carryBytes = 0;
+      carry = buf.subarray(0, 0);
+      if (huge.kind === 'unfinished') {
+        // Nothing is stored past the line's start: the next import reads it again, whole by then.
+        if (huge.problem) pendingProblems.push({ file, ...huge.problem });
+        break;
+      }
+      line += 1;
+      linesRead += 1;
+      asciiBlock = false;
+      const stop = accept(huge.parsed, line);
+      offset = huge.end;
+      pos = huge.end;
+      pendingEnd = { offset, line };
+      if (stop) break;
+      flush();
+      yield pos;
+      if (opts.signal?.aborted) {
+        cancelled = true;
+        pendingProblems.push(cancelledAt());
+        break;
+      }
       continue;
     }
     // Decode the block's complete lines a window at a time (a per-line decode costs more than JSON.parse),
@@ -321,7 +351,7 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
     yield pos;
     if (opts.signal?.aborted) {
       cancelled = true;
-      pendingProblems.push({ file, line: 0, level: 'warning', message: `import cancelled at byte ${offset} of ${size} (${linesRead} line(s) stored); import the file again to finish it` });
+      pendingProblems.push(cancelledAt());
       break;
     }
   }
@@ -346,6 +376,10 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
   lastBlock = true;
   flush();
   return finish(db, file, [...touched], newErrors, linesRead);
+
+  function cancelledAt(): ImportError {
+    return { file, line: 0, level: 'warning', message: `import cancelled at byte ${offset} of ${size} (${linesRead} line(s) stored); import the file again to finish it` };
+  }
 
   function reportReplacements(text: string, from: number, to: number, lineNo: number): void {
     let count = 0;

@@ -45,13 +45,16 @@ export function storedJson(value: unknown): StoredJson {
     text = JSON.stringify(cut.value);
   }
   if (text.length <= MAX_FIELD_CHARS) return { text, truncated: false, depthDropped };
-  const marker: Json = {
-    $truncated: true,
-    original_chars: text.length,
-    preview: text.slice(0, PREVIEW_CHARS),
-  };
-  return { text: JSON.stringify(marker), truncated: true, depthDropped };
+  return { text: JSON.stringify(truncationMarker(text, text.length)), truncated: true, depthDropped };
 }
+
+/** What is stored for a field over the cap: its size and the start of its JSON text (`text` may be just that start). */
+export function truncationMarker(text: string, originalChars: number): Json {
+  return { $truncated: true, original_chars: originalChars, preview: text.slice(0, PREVIEW_CHARS) };
+}
+
+/** Characters of a field's JSON text a truncation marker keeps. */
+export const TRUNCATION_PREVIEW_CHARS = PREVIEW_CHARS;
 
 /**
  * A copy of `value` with everything below `max` levels replaced by

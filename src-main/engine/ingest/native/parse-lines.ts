@@ -104,6 +104,11 @@ export function parseTraceLine(text: string, line: number): ParsedLine {
   } catch (err) {
     return { kind: 'error', problem: { line, level: 'error', message: `invalid JSON (${(err as Error).message}): ${clip(text)}` } };
   }
+  return parseTraceValue(value, line);
+}
+
+/** Validates the value of one line, parsed (by JSON.parse, or piecewise for a line too long to hold: native/huge-line.ts). */
+export function parseTraceValue(value: unknown, line: number): ParsedLine {
   if (!isObject(value)) return { kind: 'error', problem: { line, level: 'error', message: 'a trace record must be a JSON object' } };
   const type = value.type;
   if (typeof type !== 'string') return { kind: 'error', problem: { line, level: 'error', message: 'record has no "type"' } };

@@ -410,6 +410,21 @@ export class JsonByteReader {
     }
   }
 
+  /**
+   * Moves past the next newline without holding the line: true when only spaces and tabs (or a carriage return)
+   * came before it; null when the file ended first (the line is not finished).
+   */
+  restOfLineIsSpace(): boolean | null {
+    let onlySpace = true;
+    for (;;) {
+      if (this.pos >= this.end && !this.fill()) return null;
+      const c = this.buf[this.pos];
+      this.pos += 1;
+      if (c === NEWLINE) return onlySpace;
+      if (c !== 0x20 && c !== 0x09 && c !== 0x0d) onlySpace = false;
+    }
+  }
+
   /** Reads to the end of the file (so the UTF-8 check covers it), and says whether only whitespace was left. */
   onlySpaceLeft(): boolean {
     return this.peek() === -1;
