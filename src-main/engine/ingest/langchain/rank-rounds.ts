@@ -25,54 +25,86 @@ export interface RunOrder {
   /** Bytes of each object without its children (what holding it costs, roughly). */
   bytes: Int32Array;
   /** Steps per trace. */
-  traceSizes: number[];
+  traceSizes: Int32Array;
 }
 
-/** A max-heap of waiting runs by how far they are from their turn (computed when they arrived; only grows stale downwards). */
+/**
+ * A max-heap of waiting runs by how far they are from their turn (computed when they arrived; only grows stale
+ * downwards), in typed arrays: a nested tree makes nearly every run wait, and an object per entry put ~400,000
+ * objects on V8's heap at once at the start of each pass over the 500 MB file.
+ */
 class FarthestFirst {
-  private readonly items: { n: number; far: number }[] = [];
-  get size(): number {
-    return this.items.length;
-  }
+  private runs = new Int32Array(1024);
+  private far = new Int32Array(1024);
+  size = 0;
+
   push(n: number, far: number): void {
-    const a = this.items;
-    a.push({ n, far });
-    for (let i = a.length - 1; i > 0; ) {
+    if (this.size === this.runs.length) this.grow();
+    let i = this.size++;
+    while (i > 0) {
       const p = (i - 1) >> 1;
-      if (a[p].far >= a[i].far) break;
-      [a[p], a[i]] = [a[i], a[p]];
+      if (this.far[p] >= far) break;
+      this.runs[i] = this.runs[p];
+      this.far[i] = this.far[p];
       i = p;
     }
+    this.runs[i] = n;
+    this.far[i] = far;
   }
-  pop(): number {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop()!;
-    if (a.length) {
-      a[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && a[l].far > a[m].far) m = l;
-        if (r < a.length && a[r].far > a[m].far) m = r;
-        if (m === i) break;
-        [a[m], a[i]] = [a[i], a[m]];
-        i = m;
-      }
-    }
-    return top.n;
-  }
-}
 
-/** One number for a trace and a rank (both below 2^31). */
-function key(t: number, k: number): number {
-  return t * 4294967296 + k;
+  pop(): number {
+    const top = this.runs[0];
+    const n = this.runs[--this.size];
+    const far = this.far[this.size];
+    if (this.size) this.siftDown(0, n, far);
+    return top;
+  }
+
+  /** Keeps only the runs `keep` says are still waiting (the others were given since they were pushed). */
+  prune(keep: (n: number) => boolean): void {
+    let kept = 0;
+    for (let i = 0; i < this.size; i++) {
+      if (!keep(this.runs[i])) continue;
+      this.runs[kept] = this.runs[i];
+      this.far[kept] = this.far[i];
+      kept += 1;
+    }
+    this.size = kept;
+    for (let i = (kept >> 1) - 1; i >= 0; i--) this.siftDown(i, this.runs[i], this.far[i]);
+  }
+
+  /** Places run `n` (distance `far`) at `i` or below. */
+  private siftDown(i: number, n: number, far: number): void {
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.size) break;
+      const r = l + 1;
+      const m = r < this.size && this.far[r] > this.far[l] ? r : l;
+      if (this.far[m] <= far) break;
+      this.runs[i] = this.runs[m];
+      this.far[i] = this.far[m];
+      i = m;
+    }
+    this.runs[i] = n;
+    this.far[i] = far;
+  }
+
+  private grow(): void {
+    const runs = new Int32Array(this.runs.length * 2);
+    runs.set(this.runs);
+    this.runs = runs;
+    const far = new Int32Array(this.far.length * 2);
+    far.set(this.far);
+    this.far = far;
+  }
 }
 
 export class RankRounds {
   /** Next rank to give, per trace. */
   private readonly next: Int32Array;
+  /** Where each trace's ranks start in one numbering of all steps (a trace and a rank as one small integer). */
+  private readonly first: Int32Array;
+  private readonly total: number;
   /** The runs this round gives (1), by opening number. */
   private chosen: Uint8Array;
   private remaining: number;
@@ -82,9 +114,13 @@ export class RankRounds {
     private readonly order: RunOrder,
     private readonly budgetBytes: number,
   ) {
-    this.next = new Int32Array(order.traceSizes.length);
+    const sizes = order.traceSizes;
+    this.next = new Int32Array(sizes.length);
+    this.first = new Int32Array(sizes.length + 1);
+    for (let t = 0; t < sizes.length; t++) this.first[t + 1] = this.first[t] + sizes[t];
+    this.total = this.first[sizes.length];
     this.chosen = new Uint8Array(order.trace.length);
-    this.remaining = order.traceSizes.reduce((a, b) => a + b, 0);
+    this.remaining = this.total;
   }
 
   /** Whether every step was given. */
@@ -94,8 +130,12 @@ export class RankRounds {
 
   /** Share of the steps given so far (0 to 1): how far the pass is, whatever its rounds. */
   get share(): number {
-    const total = this.order.traceSizes.reduce((a, b) => a + b, 0);
-    return total === 0 ? 1 : 1 - this.remaining / total;
+    return this.total === 0 ? 1 : 1 - this.remaining / this.total;
+  }
+
+  /** The place of a trace's rank among all steps, or -1 past the trace's last. */
+  private place(t: number, k: number): number {
+    return k < this.order.traceSizes[t] ? this.first[t] + k : -1;
   }
 
   /** Picks the runs of the next round (a dry run of `give` on sizes); at least one per unfinished trace. */
@@ -103,7 +143,9 @@ export class RankRounds {
     const { handedOut, trace, rank, bytes } = this.order;
     const next = Int32Array.from(this.next);
     const chosen = new Uint8Array(trace.length);
-    const waiting = new Map<number, number>();
+    // Per place (first[t] + rank), the run waiting there + 1, 0 for none.
+    const waiting = new Int32Array(this.total);
+    let waitingCount = 0;
     const heap = new FarthestFirst();
     let held = 0;
     for (let i = 0; i < handedOut.length; i++) {
@@ -115,24 +157,30 @@ export class RankRounds {
       if (k === next[t]) {
         chosen[n] = 1;
         next[t] += 1;
-        for (let w = waiting.get(key(t, next[t])); w !== undefined; w = waiting.get(key(t, next[t]))) {
-          waiting.delete(key(t, next[t]));
+        for (let p = this.place(t, next[t]); p !== -1 && waiting[p] !== 0; p = this.place(t, next[t])) {
+          const w = waiting[p] - 1;
+          waiting[p] = 0;
+          waitingCount -= 1;
           chosen[w] = 1;
           held -= bytes[w];
           next[t] += 1;
         }
         continue;
       }
-      waiting.set(key(t, k), n);
+      waiting[this.first[t] + k] = n + 1;
+      waitingCount += 1;
       heap.push(n, k - next[t]);
       held += bytes[n];
       while (held > this.budgetBytes && heap.size) {
         const far = heap.pop();
-        const kk = key(trace[far], rank[far]);
-        if (waiting.get(kk) !== far) continue; // given since
-        waiting.delete(kk);
+        const p = this.first[trace[far]] + rank[far];
+        if (waiting[p] !== far + 1) continue; // given since
+        waiting[p] = 0;
+        waitingCount -= 1;
         held -= bytes[far];
       }
+      // Entries of runs given since are dropped once they outnumber the waiting ones.
+      if (heap.size > 2 * waitingCount + 1024) heap.prune((w) => waiting[this.first[trace[w]] + rank[w]] === w + 1);
     }
     this.chosen = chosen;
     this.rounds += 1;
@@ -143,7 +191,12 @@ export class RankRounds {
     return this.chosen[n] === 1;
   }
 
-  /** Runs parsed before their turn, by trace and rank (key()). */
+  /** Whether the run opened n-th is the next its trace gives (offer gives it at once). */
+  isTurn(n: number): boolean {
+    return this.order.rank[n] === this.next[this.order.trace[n]];
+  }
+
+  /** Runs parsed before their turn, by place (first[t] + rank). */
   private readonly held = new Map<number, { n: number; value: unknown }>();
 
   /**
@@ -154,14 +207,14 @@ export class RankRounds {
     const t = this.order.trace[n];
     const k = this.order.rank[n];
     if (k !== this.next[t]) {
-      this.held.set(key(t, k), { n, value });
+      this.held.set(this.first[t] + k, { n, value });
       return;
     }
     give(value, n);
     this.next[t] += 1;
     this.remaining -= 1;
-    for (let h = this.held.get(key(t, this.next[t])); h !== undefined; h = this.held.get(key(t, this.next[t]))) {
-      this.held.delete(key(t, this.next[t]));
+    for (let p = this.place(t, this.next[t]), h = this.held.get(p); h !== undefined; p = this.place(t, this.next[t]), h = this.held.get(p)) {
+      this.held.delete(p);
       give(h.value as T, h.n);
       this.next[t] += 1;
       this.remaining -= 1;

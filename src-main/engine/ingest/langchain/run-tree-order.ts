@@ -51,11 +51,13 @@ export interface IdLookup<K, V> {
  * found by id, the last step of an id winning; memoized by id, so a long chain costs linear time; a
  * parent cycle ends the walk (run-records.ts cuts it with a warning).
  */
-export function assignTraces<K>(links: RunLinks<K>, lookup: () => IdLookup<K, K | number> = () => new Map()): K[] {
+export function assignTraces<K>(links: RunLinks<K>, lookup?: () => IdLookup<K, K | number>): K[];
+/** `out`: where the traces go (the streaming import's is a typed array, outside V8's heap). */
+export function assignTraces<K, Out extends { [i: number]: K }>(links: RunLinks<K>, lookup: () => IdLookup<K, K | number>, out: Out): Out;
+export function assignTraces<K>(links: RunLinks<K>, lookup: () => IdLookup<K, K | number> = () => new Map(), out: { [i: number]: K } = new Array<K>(links.count)): { [i: number]: K } {
   const byId = lookup() as IdLookup<K, number>;
   for (let i = 0; i < links.count; i++) byId.set(links.id(i), i);
   const traceIds = lookup() as IdLookup<K, K>;
-  const out = new Array<K>(links.count);
   const chain: number[] = [];
   const onChain = lookup() as IdLookup<K, number>;
   for (let i = 0; i < links.count; i++) {
@@ -86,8 +88,9 @@ export function assignTraces<K>(links: RunLinks<K>, lookup: () => IdLookup<K, K 
  * A run's steps (indices, in file order) in the order the planner gets them: by start, then LangChain's own
  * start order (`tie`: that of the last step of the same id), then file order.
  */
-export function sortRunSteps(members: number[], start: (i: number) => number, tie: (i: number) => string): number[] {
-  return members.sort((a, b) => {
+export function sortRunSteps<T extends number[] | Int32Array>(members: T, start: (i: number) => number, tie: (i: number) => string): T {
+  // In place (a typed array's sort is stable as an array's is).
+  members.sort((a, b) => {
     const byStart = start(a) - start(b);
     if (byStart) return byStart;
     // Only asked for runs that start together: the streaming import reads them from the file again.
@@ -95,13 +98,16 @@ export function sortRunSteps(members: number[], start: (i: number) => number, ti
     const tb = tie(b);
     return ta < tb ? -1 : ta > tb ? 1 : 0;
   });
+  return members;
 }
 
 /** The run's root, whose name the pipeline takes: the first step in that order whose parent is not in the run. */
-export function rootStep<K>(sorted: number[], id: (i: number) => K, parent: (i: number) => K | null): number | undefined {
-  const ids = new Set(sorted.map(id));
-  return sorted.find((i) => {
-    const p = parent(i);
-    return p === null || !ids.has(p);
-  });
+export function rootStep<K>(sorted: ArrayLike<number>, id: (i: number) => K, parent: (i: number) => K | null): number | undefined {
+  const ids = new Set<K>();
+  for (let k = 0; k < sorted.length; k++) ids.add(id(sorted[k]));
+  for (let k = 0; k < sorted.length; k++) {
+    const p = parent(sorted[k]);
+    if (p === null || !ids.has(p)) return sorted[k];
+  }
+  return undefined;
 }

@@ -266,7 +266,12 @@ export class RunTreeWalk {
   }
 }
 
+/** The captured members of an object as the JSON text of an object (or the value, for what is not an object). */
+export function membersText(run: WalkedRun): string {
+  return run.notObject ? run.members[0] : `{${run.members.join(',')}}`;
+}
+
 /** The captured members of an object, parsed as JSON.parse parses the object (the last of duplicate keys wins, `__proto__` stays a key). */
 export function parseMembers(run: WalkedRun): unknown {
-  return JSON.parse(run.notObject ? run.members[0] : `{${run.members.join(',')}}`) as unknown;
+  return JSON.parse(membersText(run)) as unknown;
 }
