@@ -9,7 +9,7 @@ import type { Json, StepType, TokenUsage, TraceError } from '../../../../src-sha
 import { isObject, messageFromLangChain, messagesJson, simplifyLangChain, type ChatMessage } from '../foreign/chat-messages';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { assignTraces, childPath, rootStep, sortRunSteps, tieOrderOf, topPath, type TopShape } from './run-tree-order';
-import { documentErrorIssue, firstJsonSyntaxError } from '../foreign/json-text-places';
+import { documentErrorIssue, firstJsonSyntaxError, valueLinesAt } from '../foreign/json-text-places';
 import { usableTimeMs } from '../../../../src-shared/usable-time';
 
 export type LcRun = Record<string, Json>;
@@ -186,6 +186,20 @@ function idLines(text: string): Map<string, number> {
   return lines;
 }
 
+/** A value's place in the document: the key or index that holds it, below the place above (null: the document). */
+type Place = { up: Place; key: string | number } | null;
+
+function placeKeys(at: Place): (string | number)[] {
+  const keys: (string | number)[] = [];
+  for (let p = at; p; p = p.up) keys.push(p.key);
+  return keys.reverse();
+}
+
+/** A value where a run should be that is not one, named at the line it starts on. */
+export function notRunIssue(path: string, line: number): ForeignIssue {
+  return { line, level: 'error', message: `${path}: not a LangChain run (no "run_type"); skipped` };
+}
+
 export function parseLangChain(text: string, fileName: string, issues: ForeignIssue[]): ForeignRun[] {
   let doc: unknown;
   try {
@@ -201,22 +215,30 @@ export function parseLangChain(text: string, fileName: string, issues: ForeignIs
   // Flatten nested child_runs; every run keeps its parent's id.
   const flat: { run: LcRun; parentId: string | null; path: string }[] = [];
   // An explicit stack, not recursion: child_runs may nest thousands deep. Every level is kept; a path
-  // deeper than PATH_DEPTH is shortened (paths only locate a run in messages).
-  const stack: { value: unknown; parentId: string | null; path: string; depth: number }[] = [];
-  for (let i = top.length - 1; i >= 0; i--) stack.push({ value: top[i], parentId: null, path: topPath(shape, i), depth: 0 });
+  // deeper than PATH_DEPTH is shortened (paths only locate a run in messages). `at` is the value's place as
+  // keys, spelt out only for a value that is not a run (its message names the line it starts on).
+  const stack: { value: unknown; parentId: string | null; path: string; depth: number; at: Place }[] = [];
+  const topPlace: Place | null = shape === 'runs' ? { up: null, key: 'runs' } : null;
+  for (let i = top.length - 1; i >= 0; i--) stack.push({ value: top[i], parentId: null, path: topPath(shape, i), depth: 0, at: shape === 'single' ? null : { up: topPlace, key: i } });
+  const notRuns: { path: string; keys: (string | number)[] }[] = [];
   while (stack.length) {
-    const { value, parentId, path, depth } = stack.pop()!;
+    const { value, parentId, path, depth, at } = stack.pop()!;
     if (!looksLikeLangChainRun(value)) {
-      issues.push({ line: 1, level: 'error', message: `${path}: not a LangChain run (no "run_type"); skipped` });
+      notRuns.push({ path, keys: placeKeys(at) });
       continue;
     }
     const run = value as LcRun;
     const explicitParent = typeof run.parent_run_id === 'string' && run.parent_run_id !== '' ? run.parent_run_id : null;
     flat.push({ run, parentId: parentId ?? explicitParent, path });
     if (!Array.isArray(run.child_runs)) continue;
+    const children: Place = { up: at, key: 'child_runs' };
     for (let i = run.child_runs.length - 1; i >= 0; i--) {
-      stack.push({ value: run.child_runs[i], parentId: typeof run.id === 'string' ? run.id : null, path: childPath(path, depth, i), depth: depth + 1 });
+      stack.push({ value: run.child_runs[i], parentId: typeof run.id === 'string' ? run.id : null, path: childPath(path, depth, i), depth: depth + 1, at: { up: children, key: i } });
     }
+  }
+  if (notRuns.length) {
+    const lines = valueLinesAt(text, notRuns.map((r) => r.keys));
+    notRuns.forEach((r, i) => issues.push(notRunIssue(r.path, lines[i] ?? 1)));
   }
 
   const lines = idLines(text);

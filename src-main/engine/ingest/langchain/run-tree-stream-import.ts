@@ -35,7 +35,7 @@ import { MalformedJson, startsWithByteOrderMark, TruncatedJson } from '../stream
 import { StringTable } from '../../text/string-table';
 import { TextArena } from '../stream/text-arena';
 import { f64, i32, u8, type Column } from '../stream/typed-column';
-import { looksLikeLangChainRun, skippedRun, timeMs, toStep, type LcRun } from './langchain-run-tree';
+import { looksLikeLangChainRun, notRunIssue, skippedRun, timeMs, toStep, type LcRun } from './langchain-run-tree';
 import { assignTraces, childPath, PATH_DEPTH, rootStep, sortRunSteps, tieOrderOf, topPath, type IdLookup, type TopShape } from './run-tree-order';
 import { RankRounds, type RunOrder } from './rank-rounds';
 import { membersText, parseMembers, RunTreeWalk, topShape, UnusualRunTreeShape, type Capture, type WalkedRun } from './run-tree-walk';
@@ -104,6 +104,8 @@ class ScanColumns {
   handedOut = i32();
   /** Runs the whole parser skips (no id, no start), with what its message reads. */
   skipped = new Map<number, LcRun>();
+  /** The line each value that is not a run starts on (its message names it). */
+  notRunLines = new Map<number, number>();
 }
 
 /** Not a string (or not the string wanted) where a string's number would be. */
@@ -248,7 +250,8 @@ class LangChainStreamImport implements StreamedImportJob {
       let tieBytes = 0;
       let recordedTrace = NO_TEXT;
       // Not a run: the whole parser reads nothing below it; placeRuns marks its descendants.
-      if (isRun) {
+      if (!isRun) s.notRunLines.set(n, item.line);
+      else {
         if (typeof run.parent_run_id === 'string' && run.parent_run_id !== '') explicitParent = text.intern(run.parent_run_id);
         const id = typeof run.id === 'string' && run.id !== '' ? run.id : null;
         const started = timeMs(run.start_time);
@@ -315,7 +318,7 @@ class LangChainStreamImport implements StreamedImportJob {
     }
     this.line = new Int32Array(count);
     for (let n = 0; n < count; n++) this.line[n] = id(n) !== NO_TEXT && firstLine[id(n)] !== 0 ? firstLine[id(n)] : 1;
-    for (let n = 0; n < count; n++) if (this.kind[n] === NOT_RUN) this.issues.push({ line: 1, level: 'error', message: `${this.pathOf(n)}: not a LangChain run (no "run_type"); skipped` });
+    for (let n = 0; n < count; n++) if (this.kind[n] === NOT_RUN) this.issues.push(notRunIssue(this.pathOf(n), s.notRunLines.get(n)!));
     for (let n = 0; n < count; n++) if (this.kind[n] === SKIPPED) skippedRun(s.skipped.get(n)!, this.pathOf(n), this.line[n], this.issues);
 
     // Steps in file order, their parents as the whole parser gives them (the nesting parent's id, else parent_run_id).

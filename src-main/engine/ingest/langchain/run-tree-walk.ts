@@ -44,6 +44,8 @@ export interface WalkedRun {
   notObject: boolean;
   /** The captured members, as `"key":value` JSON text each, in file order. */
   members: string[];
+  /** Line on which the value starts (its `{`, for an object). */
+  line: number;
   /** Line of its last `"id"` key whose value is a string, and whether that value is written with escapes. */
   idLine: number;
   idEscaped: boolean;
@@ -164,7 +166,8 @@ export class RunTreeWalk {
     const n = wrapper ? -1 : this.opened++;
     const opened = this.reader.offset;
     this.reader.expect(OPEN_OBJECT, '{');
-    const run: WalkedRun = { n, parent, index, depth, notObject: false, members: [], idLine: 1, idEscaped: false, ownBytes: 0 };
+    const line = wrapper ? 1 : this.reader.lineAt(this.reader.offset - 1);
+    const run: WalkedRun = { n, parent, index, depth, notObject: false, members: [], line, idLine: 1, idEscaped: false, ownBytes: 0 };
     return { kind: 'object', run, capture, state: 'start', sawChildRuns: false, opened, childBytes: 0, wrapper };
   }
 
@@ -193,8 +196,9 @@ export class RunTreeWalk {
     }
     const n = this.opened++;
     const capture = this.captureOf(n);
+    const line = r.lineAt(r.offset);
     const members = capture !== null ? [r.captureValue().text] : (r.skipValue(), []);
-    return { n, parent: frame.owner, index, depth: frame.depth, notObject: true, members, idLine: 1, idEscaped: false, ownBytes: 0 };
+    return { n, parent: frame.owner, index, depth: frame.depth, notObject: true, members, line, idLine: 1, idEscaped: false, ownBytes: 0 };
   }
 
   private closeArray(): null {
