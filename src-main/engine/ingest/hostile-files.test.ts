@@ -119,11 +119,12 @@ describe('size and depth', () => {
     const at = noComma.split('\n').findIndex((l) => l.includes('"child_runs"')) + 1;
     expect(at).toBeGreaterThan(1);
     expect(messages(lc)).toEqual([`${at}: not valid JSON at column 5: expected ',' or '}', found '"'; nothing imported`]);
-    // Cut off while written: one error at its last line.
+    // Cut off while written (inside its only run, so no run is complete): one error at its last line.
     const cutText = pretty.slice(0, pretty.indexOf('"child_runs"') + 15);
     const cut = write('cut.langchain.json', cutText);
     importFile(db, cut, { final: true });
-    expect(messages(cut)).toEqual([expect.stringMatching(new RegExp(`^${cutText.split('\n').length}: not valid JSON at column \\d+: the file ends in the middle of the document`))]);
+    const cutLine = cutText.split('\n').length;
+    expect(messages(cut)).toEqual([expect.stringMatching(new RegExp(`^${cutLine}: the file ends inside the LangChain document \\(line ${cutLine}, byte \\d+\\): it was cut off`))]);
 
     // A chat transcript: a message that is not one is named at the line it starts on.
     const chat = { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user' }, { role: 'assistant', content: 'bye' }] };

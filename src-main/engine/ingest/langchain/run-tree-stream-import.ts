@@ -77,6 +77,8 @@ const SKIPPED = 1;
 const STEP = 2;
 /** Inside an object that is not a run: the whole parser never reads it. */
 const UNREAD = 3;
+/** Still open where the file is cut: not imported (what it holds after the cut is lost), its runs are. */
+const CUT = 4;
 
 /**
  * What the scan keeps of every object at a run's place, in the order the walk hands them out: numbers in typed
@@ -153,6 +155,8 @@ class LangChainStreamImport implements StreamedImportJob {
   private stepParent: Int32Array = new Int32Array(0);
   private stepId: Int32Array = new Int32Array(0);
   private order: RunOrder | null = null;
+  /** Where the file ends inside the document (an exporter stopped mid-write): every run is then incomplete. */
+  private cut: { offset: number; line: number } | null = null;
   /** File bytes of the runs whose records are pending (BLOCK_RUN_BYTES). */
   private pendingBytes = 0;
   /** Texts of runs read before their turn in a round. */
@@ -224,60 +228,77 @@ class LangChainStreamImport implements StreamedImportJob {
   // 1. scan ---------------------------------------------------------------------------------------------
 
   private scanRuns(): void {
+    for (let i = 0; i < RUNS_PER_TURN; i++) {
+      const item = this.nextScanned();
+      if (!item) return this.placeRuns();
+      this.scanItem(item, false);
+    }
+  }
+
+  /** The next object the scan walks to; null at the end of the file, or where it is cut (the objects still open are noted as cut). */
+  private nextScanned(): WalkedRun | null {
+    try {
+      return this.walk.next();
+    } catch (err) {
+      if (!(err instanceof TruncatedJson)) throw err;
+      this.cut = { offset: err.offset, line: this.walk.reader.lineAt(err.offset) };
+      for (const open of this.walk.openRuns()) this.scanItem(open, true);
+      return null;
+    }
+  }
+
+  /** What the scan keeps of an object; `cut`: still open where the file ends (not a step, and not reported). */
+  private scanItem(item: WalkedRun, cut: boolean): void {
     const s = this.scan!;
     const text = this.text;
-    for (let i = 0; i < RUNS_PER_TURN; i++) {
-      const item = this.walk.next();
-      if (!item) return this.placeRuns();
-      const n = item.n;
-      // Every column gets a value per object, so a column's position is the opening number (objects are handed
-      // out children first, not in that order: the values are set by number once the scan is over).
-      s.handedOut.push(n);
-      s.parent.push(item.parent);
-      s.index.push(item.index);
-      s.depth.push(item.depth);
-      s.idLine.push(item.idLine);
-      s.idEscaped.push(item.idEscaped ? 1 : 0);
-      s.bytes.push(item.ownBytes + RUN_CHARGE_BYTES);
-      const value = parseMembers(item);
-      const run = (isObject(value) ? value : {}) as LcRun;
-      const isRun = looksLikeLangChainRun(value);
-      s.id.push(typeof run.id === 'string' ? text.intern(run.id) : NO_TEXT);
-      let kind = NOT_RUN;
-      let explicitParent = NO_TEXT;
-      let start = 0;
-      let tieAt = NO_TIE;
-      let tieBytes = 0;
-      let recordedTrace = NO_TEXT;
-      // Not a run: the whole parser reads nothing below it; placeRuns marks its descendants.
-      if (!isRun) s.notRunLines.set(n, item.line);
-      else {
-        if (typeof run.parent_run_id === 'string' && run.parent_run_id !== '') explicitParent = text.intern(run.parent_run_id);
-        const id = typeof run.id === 'string' && run.id !== '' ? run.id : null;
-        const started = timeMs(run.start_time);
-        if (!id || started === null) {
-          kind = SKIPPED;
-          s.skipped.set(n, { id: run.id ?? null, start_time: run.start_time ?? null });
-        } else {
-          kind = STEP;
-          start = started;
-          // tieOrderOf's choice, by where its value is (the last of a repeated key, as JSON.parse keeps).
-          const key = typeof run.dotted_order === 'string' ? 'dotted_order' : typeof run.execution_order === 'number' ? 'execution_order' : null;
-          const place = key === null ? undefined : item.places?.findLast((p) => p.key === key);
-          if (place) {
-            tieAt = place.start;
-            tieBytes = key === 'dotted_order' ? place.end - place.start : place.start - place.end;
-          }
-          if (typeof run.trace_id === 'string' && run.trace_id !== '') recordedTrace = text.intern(run.trace_id);
+    const n = item.n;
+    // Every column gets a value per object, so a column's position is the opening number (objects are handed
+    // out children first, not in that order: the values are set by number once the scan is over).
+    s.handedOut.push(n);
+    s.parent.push(item.parent);
+    s.index.push(item.index);
+    s.depth.push(item.depth);
+    s.idLine.push(item.idLine);
+    s.idEscaped.push(item.idEscaped ? 1 : 0);
+    s.bytes.push(item.ownBytes + RUN_CHARGE_BYTES);
+    const value = parseMembers(item);
+    const run = (isObject(value) ? value : {}) as LcRun;
+    const isRun = looksLikeLangChainRun(value);
+    s.id.push(typeof run.id === 'string' ? text.intern(run.id) : NO_TEXT);
+    let kind = NOT_RUN;
+    let explicitParent = NO_TEXT;
+    let start = 0;
+    let tieAt = NO_TIE;
+    let tieBytes = 0;
+    let recordedTrace = NO_TEXT;
+    // Not a run: the whole parser reads nothing below it; placeRuns marks its descendants.
+    if (!isRun) s.notRunLines.set(n, item.line);
+    else {
+      if (typeof run.parent_run_id === 'string' && run.parent_run_id !== '') explicitParent = text.intern(run.parent_run_id);
+      const id = typeof run.id === 'string' && run.id !== '' ? run.id : null;
+      const started = timeMs(run.start_time);
+      if (!id || started === null) {
+        kind = SKIPPED;
+        s.skipped.set(n, { id: run.id ?? null, start_time: run.start_time ?? null });
+      } else {
+        kind = STEP;
+        start = started;
+        // tieOrderOf's choice, by where its value is (the last of a repeated key, as JSON.parse keeps).
+        const key = typeof run.dotted_order === 'string' ? 'dotted_order' : typeof run.execution_order === 'number' ? 'execution_order' : null;
+        const place = key === null ? undefined : item.places?.findLast((p) => p.key === key);
+        if (place) {
+          tieAt = place.start;
+          tieBytes = key === 'dotted_order' ? place.end - place.start : place.start - place.end;
         }
+        if (typeof run.trace_id === 'string' && run.trace_id !== '') recordedTrace = text.intern(run.trace_id);
       }
-      s.kind.push(kind);
-      s.explicitParent.push(explicitParent);
-      s.start.push(start);
-      s.tieAt.push(tieAt);
-      s.tieBytes.push(tieBytes);
-      s.recordedTrace.push(recordedTrace);
     }
+    s.kind.push(cut ? CUT : kind);
+    s.explicitParent.push(explicitParent);
+    s.start.push(start);
+    s.tieAt.push(tieAt);
+    s.tieBytes.push(tieBytes);
+    s.recordedTrace.push(recordedTrace);
   }
 
   /** Every run's trace and place in its order, and the whole parser's problems of the file itself. */
@@ -320,6 +341,10 @@ class LangChainStreamImport implements StreamedImportJob {
     for (let n = 0; n < count; n++) this.line[n] = id(n) !== NO_TEXT && firstLine[id(n)] !== 0 ? firstLine[id(n)] : 1;
     for (let n = 0; n < count; n++) if (this.kind[n] === NOT_RUN) this.issues.push(notRunIssue(this.pathOf(n), s.notRunLines.get(n)!));
     for (let n = 0; n < count; n++) if (this.kind[n] === SKIPPED) skippedRun(s.skipped.get(n)!, this.pathOf(n), this.line[n], this.issues);
+    if (this.cut) {
+      const { line, offset } = this.cut;
+      this.issues.push({ line, level: 'error', message: `the file ends inside the LangChain document (line ${line}, byte ${offset}): it was cut off; the runs complete before the cut are imported, and marked incomplete` });
+    }
 
     // Steps in file order, their parents as the whole parser gives them (the nesting parent's id, else parent_run_id).
     // Every per-step array here is typed: a mark-compact during this pass measured its JS arrays (~30 MB live at
@@ -416,10 +441,16 @@ class LangChainStreamImport implements StreamedImportJob {
     this.walk = new RunTreeWalk(this.fd, this.start, this.shape, capture);
   }
 
-  /** The next run the round wants (null when the round is over). */
+  /** The next run the round wants (null when the round is over, at the end of the file or where the scan found it cut). */
   private nextWanted(): WalkedRun | null {
     for (;;) {
-      const item = this.walk.next();
+      let item: WalkedRun | null;
+      try {
+        item = this.walk.next();
+      } catch (err) {
+        if (err instanceof TruncatedJson && this.cut && err.offset >= this.cut.offset) return null;
+        throw err;
+      }
       if (!item) return null;
       if (this.rounds!.wants(item.n)) return item;
       if (this.firstRound && this.kind[item.n] !== STEP) parseMembers(item);
@@ -468,7 +499,7 @@ class LangChainStreamImport implements StreamedImportJob {
    * whatever the trace's size (chunks of 65,536 values), and a LangSmith export holds thousands of traces.
    */
   private planTrace(t: number): void {
-    const run: ForeignRun = { runId: this.text.text(this.traceIds[t]), pipeline: this.pipelines[t] ?? 'langchain run', format: 'langchain', steps: [], extra: { source_file_name: path.basename(this.file) }, finished: true };
+    const run: ForeignRun = { runId: this.text.text(this.traceIds[t]), pipeline: this.pipelines[t] ?? 'langchain run', format: 'langchain', steps: [], extra: { source_file_name: path.basename(this.file) }, finished: this.cut === null };
     const found: ForeignIssue[] = [];
     this.plans[t] = this.columns[t]!.plan(run, found);
     this.columns[t] = null;

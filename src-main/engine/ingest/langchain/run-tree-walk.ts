@@ -90,21 +90,26 @@ export function topShape(fd: number, start: number): TopShape {
   let runs = 0;
   let runsArray = false;
   if (r.peek() === CLOSE_OBJECT) return 'single';
-  for (;;) {
-    r.peek();
-    const keyAt = r.offset;
-    const key = r.readString();
-    if (CONTROL_CHARACTER.test(key)) throw new MalformedJson(keyAt, 'a control character in a key');
-    r.expect(COLON, ':');
-    if (key === 'runs') {
-      runs += 1;
-      runsArray = r.peek() === OPEN_ARRAY;
+  try {
+    for (;;) {
+      r.peek();
+      const keyAt = r.offset;
+      const key = r.readString();
+      if (CONTROL_CHARACTER.test(key)) throw new MalformedJson(keyAt, 'a control character in a key');
+      r.expect(COLON, ':');
+      if (key === 'runs') {
+        runs += 1;
+        runsArray = r.peek() === OPEN_ARRAY;
+      }
+      r.skipValue();
+      const d = r.peek();
+      r.pos += 1;
+      if (d === CLOSE_OBJECT) break;
+      if (d !== COMMA) throw d === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
     }
-    r.skipValue();
-    const d = r.peek();
-    r.pos += 1;
-    if (d === CLOSE_OBJECT) break;
-    if (d !== COMMA) throw d === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
+  } catch (err) {
+    // Cut off (an exporter stopped mid-write): the walk stops at the cut too, keeping the runs before it.
+    if (!(err instanceof TruncatedJson)) throw err;
   }
   if (runs > 1) throw new UnusualRunTreeShape('"runs" appears twice');
   return runsArray ? 'runs' : 'single';
@@ -155,6 +160,11 @@ export class RunTreeWalk {
         if (done) return done;
       }
     }
+  }
+
+  /** The runs still open (outermost first), with what was captured of them: where the file is cut, they never close. */
+  openRuns(): WalkedRun[] {
+    return this.stack.filter((f): f is ObjectFrame => f.kind === 'object' && !f.wrapper).map((f) => f.run);
   }
 
   private arrayFrame(owner: number, depth: number): ArrayFrame {
