@@ -16,9 +16,12 @@
  *    planned order, key and parent, a block of records per transaction.
  *
  * Passes 2 and 3 give runs in planned order from a walk that hands them out
- * children first, in rounds (rank-rounds.ts). Anything the walk cannot follow
- * or the file's JSON errors are found before anything is stored, and the
- * caller imports such a file whole (its messages are JSON.parse's).
+ * children first, in rounds (rank-rounds.ts); a run read before its turn waits
+ * as text (held-run-texts.ts). Anything the walk cannot follow or the file's
+ * JSON errors are found before anything is stored, and the caller imports such
+ * a file whole (its messages are JSON.parse's). A file cut off mid-write is
+ * the exception: its runs complete before the cut are imported, as incomplete
+ * runs, and the cut is named.
  */
 import fs from 'node:fs';
 import path from 'node:path';
