@@ -29,7 +29,8 @@ export class UnusualOtlpShape extends Error {}
  * the scopes; the second pass reads both from here.
  */
 export interface LateFields {
-  resources: Map<number, Record<string, Json>>;
+  /** By resourceSpans index (a line's prefixed: `line N: i`). */
+  resources: Map<string, Record<string, Json>>;
   scopes: Map<string, string | null>;
 }
 
@@ -41,6 +42,8 @@ const COMMA = 0x2c;
 const NEWLINE = 0x0a;
 /** Longest line hasObjectLine parses (a longer one is not taken for an object: its string would not fit V8's). */
 const MAX_OBJECT_LINE_BYTES = 256 * 1024 * 1024;
+/** Longest JSON Lines line held and parsed as one string; a longer one is walked as a document (hugeLineSpans). */
+const MAX_HELD_LINE_BYTES = 32 * 1024 * 1024;
 
 /** A part the reader hands to JSON.parse whole (a resource, a scope), parsed; a broken one is malformed JSON at its start. */
 function parseCaptured(r: JsonByteReader): unknown {
@@ -80,6 +83,8 @@ export class OtlpSpanStream {
   broken = false;
   /** More text followed the document (a JSON Lines file whose first line holds more than one value reads so). */
   moreText = false;
+  /** Before each path named: `line N: ` while a line too long to hold is walked (hugeLineSpans), as for any line. */
+  private prefix = '';
 
   constructor(
     fd: number,
@@ -102,6 +107,10 @@ export class OtlpSpanStream {
 
   private *lineSpans(): Generator<Located> {
     for (let lineNo = 1; ; lineNo++) {
+      if (!this.reader.lineFits(MAX_HELD_LINE_BYTES)) {
+        yield* this.hugeLineSpans(lineNo);
+        continue;
+      }
       const line = this.reader.nextLine();
       if (!line) return;
       if (line.text.trim() === '') continue;
@@ -123,24 +132,7 @@ export class OtlpSpanStream {
         this.issues.push({ line: 1, level: 'error', message: 'no "resourceSpans" array: not an OTLP ExportTraceServiceRequest' });
         return;
       }
-      let sawArray = false;
-      let sawKey = false;
-      r.expect(OPEN_OBJECT, '{');
-      if (r.peek() !== CLOSE_OBJECT) {
-        for (;;) {
-          const key = r.readString();
-          r.expect(0x3a, ':');
-          if (key === 'resourceSpans') {
-            if (sawKey) throw new UnusualOtlpShape('"resourceSpans" appears twice');
-            sawKey = true;
-            if (r.peek() === OPEN_ARRAY) {
-              sawArray = true;
-              yield* elements(r, (i) => this.resourceSpans(i));
-            } else r.skipCheckedValue();
-          } else r.skipCheckedValue();
-          if (objectEnds(r)) break;
-        }
-      } else r.pos += 1;
+      const sawArray = yield* this.requestSpans();
       if (!sawArray) this.issues.push({ line: 1, level: 'error', message: 'no "resourceSpans" array: not an OTLP ExportTraceServiceRequest' });
       if (!r.onlySpaceLeft()) {
         this.moreText = true;
@@ -162,9 +154,67 @@ export class OtlpSpanStream {
     }
   }
 
+  /** The spans of the request object at the reader (a document, or a line too long to hold); whether it had a "resourceSpans" array. */
+  private *requestSpans(): Generator<Located, boolean> {
+    const r = this.reader;
+    let sawArray = false;
+    let sawKey = false;
+    r.expect(OPEN_OBJECT, '{');
+    if (r.peek() === CLOSE_OBJECT) {
+      r.pos += 1;
+      return false;
+    }
+    for (;;) {
+      const key = r.readString();
+      r.expect(0x3a, ':');
+      if (key === 'resourceSpans') {
+        if (sawKey) throw new UnusualOtlpShape('"resourceSpans" appears twice');
+        sawKey = true;
+        if (r.peek() === OPEN_ARRAY) {
+          sawArray = true;
+          yield* elements(r, (i) => this.resourceSpans(i));
+        } else r.skipCheckedValue();
+      } else r.skipCheckedValue();
+      if (objectEnds(r)) return sawArray;
+    }
+  }
+
+  /**
+   * A JSON Lines line too long to hold as one string (over MAX_HELD_LINE_BYTES; a 646 MB request failed the
+   * whole import): walked as a document that ends with its line, its spans named as any line's are. A line
+   * that breaks is reported at its line and the lines after it are still read.
+   */
+  private *hugeLineSpans(lineNo: number): Generator<Located> {
+    const r = this.reader;
+    const prefix = `line ${lineNo}: `;
+    this.prefix = prefix;
+    r.stopAtNewline = true;
+    try {
+      if (r.peek() !== OPEN_OBJECT) {
+        r.skipCheckedValue();
+        this.issues.push({ line: lineNo, level: 'error', message: `${prefix}no "resourceSpans" array: not an OTLP ExportTraceServiceRequest` });
+      } else if (!(yield* this.requestSpans())) {
+        this.issues.push({ line: lineNo, level: 'error', message: `${prefix}no "resourceSpans" array: not an OTLP ExportTraceServiceRequest` });
+      }
+      const c = r.peek();
+      if (c === NEWLINE) r.pos += 1;
+      else if (c !== -1) throw new MalformedJson(r.offset, 'more text after the request');
+    } catch (err) {
+      if (!(err instanceof MalformedJson || err instanceof TruncatedJson || err instanceof SyntaxError)) throw err;
+      const what = err instanceof MalformedJson ? err.message : err instanceof TruncatedJson ? 'the file ends inside it' : 'a key with an escape JSON does not allow';
+      this.issues.push({ line: lineNo, level: 'error', message: `${prefix}not valid JSON (${what}); the rest of the line is skipped` });
+      r.stopAtNewline = false;
+      if (!(err instanceof TruncatedJson)) r.restOfLineIsSpace();
+    } finally {
+      r.stopAtNewline = false;
+      this.prefix = '';
+    }
+  }
+
   private *resourceSpans(i: number): Generator<Located> {
     const r = this.reader;
-    const rsPath = `resourceSpans[${i}]`;
+    const rsPath = `${this.prefix}resourceSpans[${i}]`;
+    const lateResource = `${this.prefix}${i}`;
     if (r.peek() !== OPEN_OBJECT) {
       const line = r.lineAt(r.offset);
       r.skipCheckedValue();
@@ -172,7 +222,7 @@ export class OtlpSpanStream {
       return;
     }
     // Filled in place when "resource" comes after the spans (first pass), or read from the first pass.
-    const resource: Record<string, Json> = this.late.resources.get(i) ?? {};
+    const resource: Record<string, Json> = this.late.resources.get(lateResource) ?? {};
     let sawResource = false;
     let sawScopes = false;
     r.expect(OPEN_OBJECT, '{');
@@ -188,8 +238,8 @@ export class OtlpSpanStream {
         sawResource = true;
         const value = parseCaptured(r);
         const attrs = attributeMap(isObject(value) ? value.attributes : undefined);
-        if (!this.late.resources.has(i)) Object.assign(resource, attrs);
-        if (sawScopes && this.firstPass) this.late.resources.set(i, resource);
+        if (!this.late.resources.has(lateResource)) Object.assign(resource, attrs);
+        if (sawScopes && this.firstPass) this.late.resources.set(lateResource, resource);
       } else if (key === 'scopeSpans' || key === 'instrumentationLibrarySpans') {
         if (sawScopes) throw new UnusualOtlpShape(`${rsPath}: more than one list of scope spans`);
         sawScopes = true;
@@ -202,7 +252,7 @@ export class OtlpSpanStream {
 
   private *scopeSpans(i: number, j: number, resource: Record<string, Json>): Generator<Located> {
     const r = this.reader;
-    const ssPath = `resourceSpans[${i}].scopeSpans[${j}]`;
+    const ssPath = `${this.prefix}resourceSpans[${i}].scopeSpans[${j}]`;
     // Where the element starts, for a message about it once it is read (the reader's lines only go forward).
     const first = r.peek();
     const startLine = r.lineAt(r.offset);
@@ -211,7 +261,7 @@ export class OtlpSpanStream {
       this.issues.push({ line: startLine, level: 'error', message: `${ssPath}: no "spans" array; skipped` });
       return;
     }
-    const lateKey = `${i}.${j}`;
+    const lateKey = `${this.prefix}${i}.${j}`;
     let scope: string | null = this.late.scopes.get(lateKey) ?? null;
     let sawScope = false;
     let sawSpans = false;
@@ -284,9 +334,15 @@ export function isJsonLines(fd: number, start: number): boolean {
   const first = r.offset;
   r.skipLine();
   if (r.peek() === -1) return false;
-  const text = new JsonByteReader(fd, first, false).nextLine()?.text ?? '';
+  const head = new JsonByteReader(fd, first, false);
   try {
-    JSON.parse(text);
+    if (head.lineFits(MAX_HELD_LINE_BYTES)) JSON.parse(head.nextLine()?.text ?? '');
+    else {
+      // Too long to hold: the same question answered without the string.
+      head.stopAtNewline = true;
+      head.skipCheckedValue();
+      return head.peek() === NEWLINE;
+    }
     return true;
   } catch {
     return false;

@@ -149,10 +149,39 @@ export class JsonByteReader {
     for (;;) {
       while (this.pos < this.end) {
         const c = this.buf[this.pos];
-        if (!isSpace(c)) return c;
+        if (!isSpace(c) || (c === NEWLINE && this.stopAtNewline)) return c;
         this.pos += 1;
       }
       if (!this.fill()) return -1;
+    }
+  }
+
+  /**
+   * While set, a newline is not whitespace to peek() but a byte of its own: reading one line of JSON Lines
+   * as a document (a line too long to hold), the reader then stops where the line ends, as JSON.parse of
+   * that line would, instead of reading the next line as more of the same value.
+   */
+  stopAtNewline = false;
+
+  /**
+   * Whether the line at pos ends (at a newline or the end of the file) within `maxBytes`, without moving:
+   * whether nextLine() may hold it. Holds at most `maxBytes` of the file to find out.
+   */
+  lineFits(maxBytes: number): boolean {
+    if (this.pos >= this.end && !this.fill()) return true;
+    this.keep = this.pos;
+    try {
+      let from = this.pos;
+      for (;;) {
+        const nl = this.buf.indexOf(NEWLINE, from);
+        if (nl !== -1 && nl < this.end) return nl - this.keep <= maxBytes;
+        if (this.end - this.keep > maxBytes) return false;
+        const rel = this.end - this.keep;
+        if (!this.fill()) return true;
+        from = this.keep + rel;
+      }
+    } finally {
+      this.keep = -1;
     }
   }
 
