@@ -203,7 +203,6 @@ export class OtlpSpanStream {
       if (!(err instanceof MalformedJson || err instanceof TruncatedJson || err instanceof SyntaxError)) throw err;
       const what = err instanceof MalformedJson ? err.message : err instanceof TruncatedJson ? 'the file ends inside it' : 'a key with an escape JSON does not allow';
       this.issues.push({ line: lineNo, level: 'error', message: `${prefix}not valid JSON (${what}); the rest of the line is skipped` });
-      r.stopAtNewline = false;
       if (!(err instanceof TruncatedJson)) r.restOfLineIsSpace();
     } finally {
       r.stopAtNewline = false;
