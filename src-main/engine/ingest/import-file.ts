@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { ImportError } from '../../../src-shared/model';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import type { Db } from '../store/open-database';
-import { createRecordWriter, touchRuns } from '../store/write-records';
+import { createRecordWriter, runIdsOf, touchRuns } from '../store/write-records';
 import { storeStepCounts } from '../store/step-counts';
 import { BULK_IMPORT_MIN_BYTES, deferCheckpoints } from '../store/bulk-write';
 import { importErrorsOf, insertImportErrors, readFileState, saveFileState, type FileState } from '../store/import-files';
@@ -197,11 +197,15 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
       for (const f of truncated[i]) pendingProblems.push({ file, line: pendingLines[i], level: 'warning', message: truncationMessage(f) });
     }
     insertImportErrors(db, pendingProblems);
-    touchRuns(db, writer.touchedRuns());
-    if (lastBlock) storeStepCounts(db, new Set([...touched, ...writer.touchedRuns()]));
+    // The block's runs only: the writer's list holds every run since the file's first block, and touching all of
+    // them at each block made a file of many runs quadratic.
+    const blockRuns = runIdsOf(pending);
+    touchRuns(db, blockRuns);
+    if (lastBlock) storeStepCounts(db, new Set([...touched, ...blockRuns]));
     saveFileState(db, file, { offset: pendingEnd.offset, line: pendingEnd.line, format: 'native', refused }, size);
   });
   const flush = () => {
+    for (const r of pending) touched.add(r.run_id);
     try {
       commit();
     } catch (err) {
@@ -210,7 +214,6 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
       if (isDatabaseFault(err)) throw err;
       commitOneByOne();
     }
-    for (const id of writer.touchedRuns()) touched.add(id);
     for (const p of pendingProblems) newErrors.push(p);
     pending = [];
     pendingLines = [];

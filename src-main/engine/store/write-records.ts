@@ -102,7 +102,7 @@ export interface RecordWriter {
    * fields stored truncated.
    */
   applyBatch(records: TraceRecord[], sourceFile: string | null): string[][];
-  /** Runs touched since the writer was created. */
+  /** Runs touched since the writer was created (every run of an import: per block, read the block's own, runIdsOf). */
   touchedRuns(): Set<string>;
 }
 
@@ -278,6 +278,13 @@ function composePatches(a: RunPatch | StepPatch, b: RunPatch | StepPatch): boole
 
 function hasJsonNull(text: unknown): boolean {
   return typeof text === 'string' && text.includes('null');
+}
+
+/** The run ids of a block's records, once each. */
+export function runIdsOf(records: readonly TraceRecord[]): Set<string> {
+  const ids = new Set<string>();
+  for (const r of records) ids.add(r.run_id);
+  return ids;
 }
 
 /** Marks runs as touched now (a new version each), so "running" vs "incomplete" and cached analyses see the change. */

@@ -172,6 +172,22 @@ describe('streaming OTLP import matches the whole-document import', () => {
     expectSameAsWhole(write('one-trace.json', JSON.stringify(doc([span({ id: '1' }), span({ id: '2', parent: '1' })], { 'traceback.run_id': 'exported-run', 'traceback.run.input': '{"q":1}' }))));
   });
 
+  it('with 1,500 traces whose spans are interleaved in one list: a run each, planned over several turns', () => {
+    // Each trace's spans among every other trace's (a collector's batch), some traces with the whole-run rules' cases.
+    const traces = Array.from({ length: 1500 }, (_, t) => {
+      const trace = (t + 1).toString(16);
+      const own = [span({ trace, id: '1', name: `root ${t % 40}`, start: t + 1, end: t + 50 }), span({ trace, id: '2', parent: '1', start: t + 2 })];
+      if (t % 5 === 0) own.push(span({ trace, id: '3', parent: 'ff', start: t + 3 }));
+      if (t % 7 === 0) own.push(...RULES_SPANS.slice(0, 10).map((x) => ({ ...(x as Record<string, unknown>), traceId: trace.padStart(32, '0') })));
+      return own;
+    });
+    const longest = Math.max(...traces.map((t) => t.length));
+    const spans = Array.from({ length: longest }, (_, k) => traces.flatMap((t) => (k < t.length ? [t[k]] : []))).flat();
+    const r = expectSameAsWhole(write('interleaved.json', JSON.stringify(doc(spans))));
+    expect(r.runs.length).toBe(1500);
+    expect(r.steps.length).toBeGreaterThan(spans.length - 300);
+  });
+
   it('names the line of a value that is not what OTLP wants in a pretty-printed document, both ways', () => {
     const odd = {
       resourceSpans: [

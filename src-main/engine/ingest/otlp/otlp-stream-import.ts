@@ -30,6 +30,7 @@ import type { Db } from '../../store/open-database';
 import { BOM_IGNORED_MESSAGE, invalidUtf8Message, type FileImportResult } from '../import-result';
 import type { ForeignIssue, ForeignStep } from '../foreign/foreign-run';
 import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
+import { SpanRows } from '../stream/span-rows';
 import { startsWithByteOrderMark } from '../stream/json-byte-reader';
 import { StreamedWrites } from '../stream/streamed-writes';
 import { runStreamedImport, runStreamedImportAsync, type StreamedImportJob, type StreamedImportOptions } from '../stream/run-streamed-import';
@@ -74,10 +75,14 @@ class OtlpStreamImport implements StreamedImportJob {
   private readonly traces = new Map<string, TraceColumns>();
   /** Span names, shared by every trace of the file. */
   private names = new StringTable();
+  /** The first pass's numbers of every span, shared by the traces (a file can hold 100,000s of one-span traces). */
+  private rows = new SpanRows();
   private readonly runs = new Map<string, ColumnarPlan>();
   private readonly start: number;
   private jsonLines: boolean;
-  private phase: 'index' | 'write' | 'done' = 'index';
+  private phase: 'index' | 'plan' | 'write' | 'done' = 'index';
+  /** Traces the first pass found (traceRun names a run after its trace when there are several). */
+  private traceCount = 0;
   private stream: OtlpSpanStream;
   /** Set while the file is read once; null when the write reads the file again. */
   private kept: KeptSteps | null;
@@ -127,6 +132,7 @@ class OtlpStreamImport implements StreamedImportJob {
     this.traces.clear();
     this.planned = i32();
     this.names = new StringTable();
+    this.rows = new SpanRows();
     this.kept = this.keepSteps();
     this.stream = new OtlpSpanStream(this.fd, this.start, true, this.issues, this.late, true);
     return true;
@@ -141,12 +147,13 @@ class OtlpStreamImport implements StreamedImportJob {
   }
 
   progress(): ImportProgress {
-    return { file: this.writes.file, phase: this.phase === 'index' ? 'index' : 'write', bytesDone: this.bytesDone(), bytesTotal: this.size };
+    return { file: this.writes.file, phase: this.phase === 'index' || this.phase === 'plan' ? 'index' : 'write', bytesDone: this.bytesDone(), bytesTotal: this.size };
   }
 
   /** One turn of work; false when the import is complete. */
   step(): boolean {
     if (this.phase === 'index') this.indexSpans();
+    else if (this.phase === 'plan') this.planRuns();
     else if (this.phase === 'write') this.writeSpans();
     return this.phase !== 'done';
   }
@@ -154,12 +161,12 @@ class OtlpStreamImport implements StreamedImportJob {
   private indexSpans(): void {
     for (let n = 0; n < SPANS_PER_TURN; n++) {
       const item = this.stream.next();
-      if (!item) return this.readAgainAsJsonLines() ? undefined : this.planRuns();
+      if (!item) return this.readAgainAsJsonLines() ? undefined : this.startPlanning();
       const found = spanStep(item, this.issues);
       if (!found) continue;
       const { traceId, spanId, step } = found;
       let trace = this.traces.get(traceId);
-      if (!trace) this.traces.set(traceId, (trace = new TraceColumns(item.resource, this.names)));
+      if (!trace) this.traces.set(traceId, (trace = new TraceColumns(item.resource, this.names, undefined, this.rows)));
       trace.add(step, spanId, item.at, this.jsonLines);
       this.planned.push(spanDigest(traceId, step));
       const kept = this.kept;
@@ -175,16 +182,28 @@ class OtlpStreamImport implements StreamedImportJob {
     }
   }
 
-  private planRuns(): void {
+  /** The first pass has read every span: its runs are planned next, a turn at a time. */
+  private startPlanning(): void {
     const reader = this.stream.reader;
     this.firstPassEnd = reader.offset;
     if (reader.invalidUtf8) {
       this.issues.push({ line: 1, level: 'warning', message: invalidUtf8Message(countReplacements(this.fd, this.size)) });
     }
-    const traceCount = this.traces.size;
+    this.traceCount = this.traces.size;
+    this.phase = 'plan';
+  }
+
+  /**
+   * Plans traces in file order, about SPANS_PER_TURN spans of them a turn (a file of 100,000 small traces takes
+   * seconds to plan: the engine answers other calls meanwhile); the last turn starts the write.
+   */
+  private planRuns(): void {
+    let spans = 0;
     for (const [traceId, trace] of this.traces) {
+      if (spans >= SPANS_PER_TURN) return;
+      spans += trace.count;
       // traceRun reads only the run's root candidate of the steps (for the pipeline's name).
-      const run = traceRun(traceId, { steps: trace.rootCandidate(), spanToStep: new Map(), resource: trace.resource }, traceCount);
+      const run = traceRun(traceId, { steps: trace.rootCandidate(), spanToStep: new Map(), resource: trace.resource }, this.traceCount);
       run.steps = [];
       // A document cut off or broken before its end may have lost any run's later spans: none is shown as complete.
       if (this.stream.broken) run.finished = false;
@@ -195,6 +214,7 @@ class OtlpStreamImport implements StreamedImportJob {
       // Let go of this trace's first-pass columns before the next is planned (deleting the current entry is safe while iterating).
       this.traces.delete(traceId);
     }
+    this.rows = new SpanRows();
     this.writes.report(this.issues);
     this.phase = 'write';
     // A scope written after its spans was not known when they were mapped (their steps name no scope): read them again.
@@ -221,8 +241,7 @@ class OtlpStreamImport implements StreamedImportJob {
         return this.stopChanged(this.written >= this.planned.length ? `more spans than the first read found, at line ${item.line}` : `the span at line ${item.line} is not the one read there before`);
       }
       this.written += 1;
-      const plan = this.runs.get(found.traceId);
-      if (!plan?.nextSpan(found.step, this.writes.pending)) continue;
+      if (!this.nextSpan(found.traceId, found.step)) continue;
       this.writes.stepAdded(found.step.position.line);
     }
   }
@@ -241,13 +260,22 @@ class OtlpStreamImport implements StreamedImportJob {
       const at = kept.next++;
       const step = kept.steps[at]!;
       kept.steps[at] = undefined;
-      if (!this.runs.get(kept.traceIds[at])?.nextSpan(step, this.writes.pending)) continue;
+      if (!this.nextSpan(kept.traceIds[at], step)) continue;
       this.writes.stepAdded(kept.lines[at]);
     }
     if (kept.next === kept.steps.length) {
       this.kept = null;
       this.finishRuns();
     }
+  }
+
+  /** The records of a trace's next span (false for a repeated id's copy); a run written to its end is let go. */
+  private nextSpan(traceId: string, step: ForeignStep): boolean {
+    const plan = this.runs.get(traceId);
+    if (!plan) return false;
+    const written = plan.nextSpan(step, this.writes.pending);
+    if (plan.finished) this.runs.delete(traceId);
+    return written;
   }
 
   private finishRuns(): void {

@@ -9,6 +9,7 @@ import type { Json, TraceRecord } from '../../../../src-shared/trace-format';
 import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-run';
 import { planRun, runEndRecord, runStartRecord, stepRecords, type RunPlan } from '../foreign/run-records';
 import { TraceColumns } from './columnar-run-plan';
+import { SpanRows } from './span-rows';
 import { StringTable } from '../../text/string-table';
 import { mulberry32 } from '../../../demo/seeded-random';
 
@@ -88,17 +89,27 @@ function reference(steps: ForeignStep[], spanIds: string[]): { records: TraceRec
   return { records, issues };
 }
 
-/** The streaming import's way: columns from a first pass, records from a second pass over the same spans. */
-function columnar(steps: ForeignStep[], spanIds: string[]): { records: TraceRecord[]; issues: ForeignIssue[] } {
+/**
+ * The streaming import's way: columns from a first pass, records from a second pass over the same spans. With
+ * `shared`, the trace's rows sit among another trace's in one SpanRows (a file of many traces), one span of each
+ * in turn.
+ */
+function columnar(steps: ForeignStep[], spanIds: string[], shared = false): { records: TraceRecord[]; issues: ForeignIssue[] } {
   const issues: ForeignIssue[] = [];
-  const columns = new TraceColumns({}, new StringTable());
-  clone(steps).forEach((s, k) => columns.add(s, spanIds[k], [0, 0, k], false));
+  const names = new StringTable();
+  const rows = new SpanRows();
+  const columns = new TraceColumns({}, names, undefined, shared ? rows : undefined);
+  const other = new TraceColumns({}, names, undefined, rows);
+  const otherSteps = randomTrace(9999).steps;
+  clone(steps).forEach((s, k) => {
+    if (shared && k < otherSteps.length) other.add(clone([otherSteps[k]])[0], otherSteps[k].id, [1, 0, k], false);
+    columns.add(s, spanIds[k], [0, 0, k], false);
+  });
   const plan = columns.plan(newRun([]), issues);
-  const records: TraceRecord[] = [plan.runStart(undefined)];
-  plan.syntheticRecords(records);
+  const records: TraceRecord[] = [];
   for (const s of clone(steps)) plan.nextSpan(s, records);
-  const end = plan.runEnd();
-  if (end) records.push(end);
+  // The run-end came with the last span; asked again, it is not made twice.
+  expect(plan.runEnd()).toBeNull();
   return { records, issues };
 }
 
@@ -122,6 +133,10 @@ describe('the columnar plan of a trace', () => {
       const got = columnar(steps, spanIds);
       expect(got.issues, `seed ${seed}`).toEqual(want.issues);
       expect(byStep(got.records), `seed ${seed}`).toEqual(byStep(want.records));
+      // Among another trace's rows, the same records and problems.
+      const among = columnar(steps, spanIds, true);
+      expect(among.issues, `seed ${seed}, shared rows`).toEqual(want.issues);
+      expect(byStep(among.records), `seed ${seed}, shared rows`).toEqual(byStep(want.records));
       const text = want.issues.map((i) => i.message).join('\n');
       if (text.includes('synthetic root')) orphans += 1;
       if (text.includes('form a cycle')) cycles += 1;
@@ -140,8 +155,10 @@ describe('the columnar plan of a trace', () => {
     const plan = columns.plan(newRun([]), []);
     const records: TraceRecord[] = [];
     for (const s of clone(steps)) plan.nextSpan(s, records);
-    const end = plan.runEnd();
+    expect(plan.finished).toBe(true);
+    expect(records[0].type).toBe('run-start');
+    expect(records.at(-1)!.type).toBe('run-end');
     expect(() => plan.nextSpan(clone(steps)[0], records)).toThrow(/a span after the last one/);
-    expect(plan.runEnd()).toEqual(end);
+    expect(plan.runEnd()).toBeNull();
   });
 });

@@ -22,7 +22,8 @@ import { stepErrorLines } from '../foreign/upstream-errors';
 // The rules' constants and key escaping come from the whole-run planner, so the two cannot drift apart.
 import { keySegment, MAX_KEY_CHARS, stepEndRecord } from '../foreign/run-records';
 import type { StringTable } from '../../text/string-table';
-import { f64, i32, u8 } from './typed-column';
+import { i32, type Column } from './typed-column';
+import { IdSlots, packable, SpanRows, unpack } from './span-rows';
 
 
 /**
@@ -151,105 +152,17 @@ function occurrences(parentAt: Int32Array, nameAt: Int32Array, occurrence: Int32
   return occurrence;
 }
 
-/** A span id as OTLP/JSON writes it (otlp-values.ts's decodeId): 16 lowercase hex digits, not all zero. */
-const PACKABLE_ID = /^[0-9a-f]{16}$/;
-const ZERO_ID = '0000000000000000';
-
-function packable(id: string): boolean {
-  return id.length === 16 && id !== ZERO_ID && PACKABLE_ID.test(id);
-}
-
-function unpack(hi: number, lo: number): string {
-  return (hi >>> 0).toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0');
-}
-
-/**
- * The ids of a trace's steps by slot, and the slot of each id's first copy: span ids as two 32-bit halves in
- * columns and an open-addressing table of slots (~20 bytes a span, none of it in V8's heap, where a string and
- * a Map entry cost ~75 bytes and raise the heap's growth limit), other ids (a Traceback export's own) as text.
- */
-class IdSlots {
-  private readonly hi = i32();
-  private readonly lo = i32();
-  /** Text ids by slot (holes for packed ids). Lists indexed by slot cost a tenth of a Map's set (measured, 50k slots). */
-  private readonly text: (string | undefined)[] = [];
-  private readonly textSlots = new Map<string, number>();
-  /** Slot + 1 of each packed id's first copy, 0 for a free place. */
-  private table = new Int32Array(1 << 12);
-  private packed = 0;
-  count = 0;
-
-  /** Adds the next slot's id; false when an earlier slot has the same id. */
-  add(id: string): boolean {
-    const s = this.count++;
-    if (!packable(id)) {
-      this.hi.push(0);
-      this.lo.push(0);
-      this.text[s] = id;
-      if (this.textSlots.has(id)) return false;
-      this.textSlots.set(id, s);
-      return true;
-    }
-    const hi = parseInt(id.slice(0, 8), 16) | 0;
-    const lo = parseInt(id.slice(8), 16) | 0;
-    this.hi.push(hi);
-    this.lo.push(lo);
-    if (this.findPacked(hi, lo) !== -1) return false;
-    if ((this.packed + 1) * 2 > this.table.length) this.grow();
-    this.place(s, hi, lo);
-    this.packed += 1;
-    return true;
-  }
-
-  /** The slot of a packed id's first copy, or -1 (slotOf without the text). */
-  slotOfPacked(hi: number, lo: number): number {
-    return this.findPacked(hi, lo);
-  }
-
-  /** The slot of an id's first copy, or -1. */
-  slotOf(id: string): number {
-    if (!packable(id)) return this.textSlots.get(id) ?? -1;
-    return this.findPacked(parseInt(id.slice(0, 8), 16) | 0, parseInt(id.slice(8), 16) | 0);
-  }
-
-  idOf(s: number): string {
-    return this.text[s] ?? unpack(this.hi.get(s), this.lo.get(s));
-  }
-
-  private static hash(hi: number, lo: number): number {
-    let h = Math.imul(hi ^ Math.imul(lo, 0x85ebca6b), 0xc2b2ae35);
-    h ^= h >>> 15;
-    return Math.imul(h, 0x27d4eb2f) ^ (h >>> 13);
-  }
-
-  private findPacked(hi: number, lo: number): number {
-    const mask = this.table.length - 1;
-    for (let i = IdSlots.hash(hi, lo) & mask; this.table[i] !== 0; i = (i + 1) & mask) {
-      const s = this.table[i] - 1;
-      if (this.hi.get(s) === hi && this.lo.get(s) === lo && this.text[s] === undefined) return s;
-    }
-    return -1;
-  }
-
-  private place(s: number, hi: number, lo: number): void {
-    const mask = this.table.length - 1;
-    let i = IdSlots.hash(hi, lo) & mask;
-    while (this.table[i] !== 0) i = (i + 1) & mask;
-    this.table[i] = s + 1;
-  }
-
-  private grow(): void {
-    const old = this.table;
-    this.table = new Int32Array(old.length * 2);
-    for (const entry of old) if (entry !== 0) this.place(entry - 1, this.hi.get(entry - 1), this.lo.get(entry - 1));
-  }
-}
-
 /** The plan's nodes in start order: synthetic roots are nodes below S, then `unique` (slots) in file order. */
 interface StartOrder {
   order: Int32Array;
   S: number;
   unique: number[];
+}
+
+/** The values of `rows` (row numbers in `column`), into `out`. */
+function gather<T extends Float64Array | Int32Array | Uint8Array>(column: Column<T>, rows: Int32Array, out: T): T {
+  for (let i = 0; i < rows.length; i++) out[i] = column.get(rows[i]);
+  return out;
 }
 
 /** Columns of a trace, joined at planning. */
@@ -272,29 +185,17 @@ interface Joined {
 /** The spans of one trace as the first pass keeps them, in file order (a span's slot). */
 export class TraceColumns {
   count = 0;
-  private ids = new IdSlots();
-  /** Recorded parents: span ids packed as ids are (0, 0 for none), other text aside. */
-  private readonly parentHi = i32();
-  private readonly parentLo = i32();
-  private parentText: (string | undefined)[] = [];
+  /** The row of each slot in `rows`. */
+  private readonly rowOf = i32();
+  private ids: IdSlots;
+  private parentText: (string | undefined)[] | undefined;
   /** Span id → step id where they differ (a Traceback export names steps by their own ids). */
   readonly spanToStep = new Map<string, string>();
-  private readonly name = i32();
-  private readonly flags = u8();
-  private readonly start = f64();
-  private readonly end = f64();
-  private readonly line = i32();
-  private readonly at = [i32(), i32(), i32()];
-  /** Model calls only, in their order: both token counts and the digests of the call texts. */
-  private readonly inputTokens = f64();
-  private readonly outputTokens = f64();
-  private readonly inputDigest = f64();
-  private readonly outputDigest = f64();
-  private readonly replayKeys: (string | undefined)[] = [];
+  private replayKeys: (string | undefined)[] | undefined;
   /** Error-shaped lines of a step that did not fail (upstream-errors.ts). */
-  private readonly errorLines: (string[] | undefined)[] = [];
+  private errorLines: (string[] | undefined)[] | undefined;
   /** First line of a failed step's error message. */
-  private readonly errorMessages: (string | undefined)[] = [];
+  private errorMessages: (string | undefined)[] | undefined;
   private joined: Joined | undefined;
   /** Per slot, the slot of its recorded parent (through spanToStep), NO_PARENT or MISSING_PARENT; made once for planning. */
   private parentSlots: Int32Array | undefined;
@@ -304,60 +205,96 @@ export class TraceColumns {
     readonly resource: Record<string, Json>,
     private readonly names: StringTable,
     private readonly placeName: PlaceName = spanPath,
-  ) {}
+    /** Where the spans' numbers are kept: shared by a file's traces, or the trace's own. */
+    private readonly rows: SpanRows = new SpanRows(),
+  ) {
+    this.ids = new IdSlots(rows, this.rowOf);
+  }
 
   /** `at`: the step's place, as `placeName` reads it; `inLines`: the span came from a JSON Lines file (its path names the line). */
   add(step: ForeignStep, spanId: string, at: [number, number, number], inLines: boolean): void {
     const s = this.count++;
+    const rows = this.rows;
+    this.rowOf.push(rows.length);
     if (spanId !== step.id) this.spanToStep.set(spanId, step.id);
     const first = this.ids.add(step.id);
     const p = step.parentId;
     if (p !== null && packable(p)) {
-      this.parentHi.push(parseInt(p.slice(0, 8), 16) | 0);
-      this.parentLo.push(parseInt(p.slice(8), 16) | 0);
+      rows.parentHi.push(parseInt(p.slice(0, 8), 16) | 0);
+      rows.parentLo.push(parseInt(p.slice(8), 16) | 0);
     } else {
-      this.parentHi.push(0);
-      this.parentLo.push(0);
-      if (p !== null) this.parentText[s] = p;
+      rows.parentHi.push(0);
+      rows.parentLo.push(0);
+      if (p !== null) (this.parentText ??= [])[s] = p;
     }
-    this.name.push(this.names.intern(step.name));
     const llm = step.type === 'llm';
-    this.start.push(step.start);
-    this.end.push(step.end ?? 0);
+    rows.start.push(step.start);
+    rows.end.push(step.end ?? 0);
     const usage = step.usage;
     const tokens = llm && usage?.input_tokens !== undefined && usage.output_tokens !== undefined;
-    this.flags.push((step.status === 'error' ? ERROR : 0) | (step.output ? HAS_OUTPUT : 0) | (tokens ? TOKENS : 0) | (step.end === null ? NO_END : 0) | (llm ? LLM : 0) | (inLines ? IN_LINES : 0) | (first ? 0 : REPEATED));
+    rows.flags.push((step.status === 'error' ? ERROR : 0) | (step.output ? HAS_OUTPUT : 0) | (tokens ? TOKENS : 0) | (step.end === null ? NO_END : 0) | (llm ? LLM : 0) | (inLines ? IN_LINES : 0) | (first ? 0 : REPEATED));
     if (llm) {
-      this.inputTokens.push(tokens ? usage.input_tokens! : 0);
-      this.outputTokens.push(tokens ? usage.output_tokens! : 0);
-      this.inputDigest.push(textDigest(callText(step.input)));
-      this.outputDigest.push(textDigest(callText(step.output)));
-    }
-    this.line.push(step.position.line);
-    for (let d = 0; d < 3; d++) this.at[d].push(at[d]);
-    if (step.replayKey !== undefined) this.replayKeys[s] = step.replayKey;
+      rows.callOf.push(rows.inputTokens.length);
+      rows.inputTokens.push(tokens ? usage.input_tokens! : 0);
+      rows.outputTokens.push(tokens ? usage.output_tokens! : 0);
+      rows.inputDigest.push(textDigest(callText(step.input)));
+      rows.outputDigest.push(textDigest(callText(step.output)));
+    } else rows.callOf.push(-1);
+    rows.line.push(step.position.line);
+    for (let d = 0; d < 3; d++) rows.at[d].push(at[d]);
+    // The name last: it is what `rows.length` counts.
+    rows.name.push(this.names.intern(step.name));
+    if (step.replayKey !== undefined) (this.replayKeys ??= [])[s] = step.replayKey;
     if (step.status === 'error') {
-      if (step.error) this.errorMessages[s] = step.error.message.split('\n')[0].trim();
+      if (step.error) (this.errorMessages ??= [])[s] = step.error.message.split('\n')[0].trim();
     } else {
       const lines = stepErrorLines(step.input, step.output);
-      if (lines.length) this.errorLines[s] = lines;
+      if (lines.length) (this.errorLines ??= [])[s] = lines;
     }
   }
 
   private join(): Joined {
-    this.joined ??= {
-      name: this.name.take(),
-      flags: this.flags.take(),
-      start: this.start.take(),
-      end: this.end.take(),
-      line: this.line.take(),
-      at: [this.at[0].take(), this.at[1].take(), this.at[2].take()],
-      parentHi: this.parentHi.take(),
-      parentLo: this.parentLo.take(),
-      inputTokens: this.inputTokens.take(),
-      outputTokens: this.outputTokens.take(),
-      inputDigest: this.inputDigest.take(),
-      outputDigest: this.outputDigest.take(),
+    if (this.joined) return this.joined;
+    const r = this.rows;
+    if (this.count === r.length) {
+      // Every row is this trace's, in slot order (one trace, or rows of its own): taken whole, each column let
+      // go as it is copied, so a 630,000-span trace does not hold two copies.
+      this.joined = {
+        name: r.name.take(),
+        flags: r.flags.take(),
+        start: r.start.take(),
+        end: r.end.take(),
+        line: r.line.take(),
+        at: [r.at[0].take(), r.at[1].take(), r.at[2].take()],
+        parentHi: r.parentHi.take(),
+        parentLo: r.parentLo.take(),
+        inputTokens: r.inputTokens.take(),
+        outputTokens: r.outputTokens.take(),
+        inputDigest: r.inputDigest.take(),
+        outputDigest: r.outputDigest.take(),
+      };
+      return this.joined;
+    }
+    // The trace's rows among other traces': gathered (the ids still read `rowOf` while the trace is planned).
+    const rowOf = this.rowOf.copy();
+    const n = rowOf.length;
+    const flags = gather(r.flags, rowOf, new Uint8Array(n));
+    const calls: number[] = [];
+    for (let s = 0; s < n; s++) if (flags[s] & LLM) calls.push(r.callOf.get(rowOf[s]));
+    const callRows = Int32Array.from(calls);
+    this.joined = {
+      name: gather(r.name, rowOf, new Int32Array(n)),
+      flags,
+      start: gather(r.start, rowOf, new Float64Array(n)),
+      end: gather(r.end, rowOf, new Float64Array(n)),
+      line: gather(r.line, rowOf, new Int32Array(n)),
+      at: [gather(r.at[0], rowOf, new Int32Array(n)), gather(r.at[1], rowOf, new Int32Array(n)), gather(r.at[2], rowOf, new Int32Array(n))],
+      parentHi: gather(r.parentHi, rowOf, new Int32Array(n)),
+      parentLo: gather(r.parentLo, rowOf, new Int32Array(n)),
+      inputTokens: gather(r.inputTokens, callRows, new Float64Array(callRows.length)),
+      outputTokens: gather(r.outputTokens, callRows, new Float64Array(callRows.length)),
+      inputDigest: gather(r.inputDigest, callRows, new Float64Array(callRows.length)),
+      outputDigest: gather(r.outputDigest, callRows, new Float64Array(callRows.length)),
     };
     return this.joined;
   }
@@ -399,7 +336,7 @@ export class TraceColumns {
   /** The recorded parent id of a slot, through spanToStep (as traceRun maps it). */
   private mappedParent(s: number): string | null {
     const { parentHi, parentLo } = this.joined!;
-    const p = parentHi[s] === 0 && parentLo[s] === 0 ? (this.parentText[s] ?? null) : unpack(parentHi[s], parentLo[s]);
+    const p = parentHi[s] === 0 && parentLo[s] === 0 ? (this.parentText?.[s] ?? null) : unpack(parentHi[s], parentLo[s]);
     return p === null ? null : (this.spanToStep.get(p) ?? p);
   }
 
@@ -499,7 +436,7 @@ export class TraceColumns {
     let shortenedKeys = 0;
     for (let at = 0; at < N; at++) {
       const v = order[at];
-      const recorded = v < S ? undefined : this.replayKeys[starts.unique[v - S]];
+      const recorded = v < S ? undefined : this.replayKeys?.[starts.unique[v - S]];
       let seg = segmentLength.get(nameAt[at]);
       if (seg === undefined) segmentLength.set(nameAt[at], (seg = keySegment(names.strings[nameAt[at]]).length));
       const ownLength = seg + 1 + String(occurrence[at]).length;
@@ -569,7 +506,7 @@ export class TraceColumns {
     const upstream = new Map<number, string[]>();
     const recorded: string[] = [];
     // forEach visits the slots that have a message, in slot order (the order they were added).
-    this.errorMessages.forEach((m, s) => {
+    this.errorMessages?.forEach((m, s) => {
       if (m !== undefined && !(cols.flags[s] & REPEATED) && m.length >= 8) recorded.push(m);
     });
     const explained = (line: string) => recorded.some((m) => line.includes(m.slice(0, 60)) || m.includes(line));
@@ -578,7 +515,7 @@ export class TraceColumns {
       const v = order[at];
       if (v < S) continue;
       const s = unique[v - S];
-      const lines = this.errorLines[s];
+      const lines = this.errorLines?.[s];
       if (!lines) continue;
       for (const line of lines) {
         if (seenLines.has(line)) continue;
@@ -713,8 +650,8 @@ export class TraceColumns {
       parentKind[s] = cut[s] ? CUT : adopted[s] ? ADOPTED : AS_RECORDED;
     }
     const syntheticAt = synthetic.map((_, i) => atOfNode[i]);
-    this.ids = new IdSlots();
-    this.parentText = [];
+    this.ids = new IdSlots(this.rows, this.rowOf);
+    this.parentText = undefined;
     this.joined = undefined;
     this.parentSlots = undefined;
     return new ColumnarPlan(run, names, {
@@ -806,6 +743,8 @@ export class ColumnarPlan {
   private rootOutput: Json | undefined;
   private rootStatus: 'ok' | 'error' = 'ok';
   private rootError: TraceError | undefined;
+  /** Set once the last span's records (and the run-end) were made. */
+  private ended = false;
 
   constructor(
     readonly run: ForeignRun,
@@ -828,7 +767,7 @@ export class ColumnarPlan {
   }
 
   /** The run-start record; `rootInput` is the root step's input (absent while the root's span has not been read again). */
-  runStart(rootInput: Json | undefined): TraceRecord {
+  private runStart(rootInput: Json | undefined): TraceRecord {
     const run = this.run;
     // Built apart, as runStartRecord does: resource facts ride as extra fields the record type does not name.
     const record = {
@@ -845,7 +784,7 @@ export class ColumnarPlan {
   }
 
   /** The synthetic roots' records, written before any span. */
-  syntheticRecords(out: TraceRecord[]): void {
+  private syntheticRecords(out: TraceRecord[]): void {
     for (const { step, at } of [...this.c.synthetic].sort((a, b) => a.at - b.at)) this.stepRecords(step, at, null, out);
   }
 
@@ -854,15 +793,29 @@ export class ColumnarPlan {
    * the same order). Returns false for a later copy of a repeated id, which is skipped.
    */
   nextSpan(step: ForeignStep, out: TraceRecord[]): boolean {
+    // The run's first records come with its first span: a run is written in few blocks (a one-span trace in one,
+    // its run upserts composed), and a run none of whose spans was written (a cancel) is not stored empty.
+    if (this.seen === 0) {
+      out.push(this.runStart(undefined));
+      this.syntheticRecords(out);
+    }
     const slot = this.seen++;
     const written = this.spanRecords(slot, step, out);
-    // After the trace's last span its columns and keys are not read again; they would be held until the import ends.
     if (this.seen === this.slots) {
+      // The run-end with the last span, and what the spans read is let go: a file can hold 100,000s of traces.
+      const end = this.runEnd();
+      if (end) out.push(end);
+      this.ended = true;
       this.columns = null;
       this.packed = new Int32Array(0);
       this.keyCache = undefined;
     }
     return written;
+  }
+
+  /** Whether every span of the trace was written, its run-end too. */
+  get finished(): boolean {
+    return this.ended;
   }
 
   private spanRecords(slot: number, step: ForeignStep, out: TraceRecord[]): boolean {
@@ -882,9 +835,9 @@ export class ColumnarPlan {
     return true;
   }
 
-  /** The run-end record, or null when the run is incomplete (run-records.ts's runEndRecord). */
+  /** The run-end record, or null when the run is incomplete (run-records.ts's runEndRecord) or its end was written. */
   runEnd(): TraceRecord | null {
-    if (!this.ends) return null;
+    if (!this.ends || this.ended) return null;
     const run = this.run;
     return {
       type: 'run-end',

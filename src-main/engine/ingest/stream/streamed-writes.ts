@@ -10,7 +10,7 @@
 import type { ImportError } from '../../../../src-shared/model';
 import type { TraceRecord } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
-import { createRecordWriter, touchRuns, type RecordWriter } from '../../store/write-records';
+import { createRecordWriter, runIdsOf, touchRuns, type RecordWriter } from '../../store/write-records';
 import { dropStaleSyntheticSteps, forgetFileProblems, insertImportErrors, noteSyntheticSteps, saveFileState, settleForeignRuns } from '../../store/import-files';
 import { collisionMessage, createRunIdResolver, type RunIdResolver } from '../../store/run-id-collisions';
 import { tallyWellFormed, wellFormedMessages, type WellFormedTally } from '../native/well-formed-text';
@@ -61,15 +61,13 @@ export class StreamedWrites {
     for (const issue of issues) this.problems.push({ file: this.file, ...issue });
   }
 
-  /** A planned run's id as stored (renamed, and said so, when another file owns it) and its first records. */
+  /** A planned run's id as stored (renamed, and said so, when another file owns it); its records come with its first span. */
   startRun(plan: ColumnarPlan): void {
     const run = plan.run;
     this.runIds ??= createRunIdResolver(this.db, this.file);
     const resolved = this.runIds.resolve(run.runId);
     if (resolved.renamedFrom) this.problems.push({ file: this.file, line: 1, level: 'warning', message: collisionMessage(run.runId, resolved.runId, resolved.renamedFrom.owner) });
     run.runId = resolved.runId;
-    this.pending.push(plan.runStart(undefined));
-    plan.syntheticRecords(this.pending);
   }
 
   /**
@@ -111,6 +109,9 @@ export class StreamedWrites {
     this.pendingLines = [];
     const problems = this.problems;
     this.problems = [];
+    // The runs of this block (the writer's own list holds every run it wrote: read after each block, it made a file
+    // of 100,000 one-span traces quadratic).
+    for (const r of records) this.touched.add(r.run_id);
     tallyWellFormed(records, this.wellFormed);
     noteSyntheticSteps(records, this.syntheticWritten);
     if (stopping) for (const message of wellFormedMessages(this.wellFormed)) problems.push({ file, line: 1, level: 'warning', message });
@@ -126,7 +127,6 @@ export class StreamedWrites {
         // As for native blocks: store what can be stored, record by record, and name what could not.
         if (isDatabaseFault(err)) throw err;
         problems.length = before;
-        for (const id of this.writer.touchedRuns()) this.touched.add(id);
         this.writer = createRecordWriter(db);
         records.forEach((r, k) => {
           try {
@@ -141,7 +141,6 @@ export class StreamedWrites {
       insertImportErrors(db, problems);
       if (last) {
         // The last block settles every run of the file (a new version each, and its step count).
-        for (const id of this.writer.touchedRuns()) this.touched.add(id);
         dropStaleSyntheticSteps(db, this.syntheticWritten, this.touched);
         settleForeignRuns(db, this.touched);
         saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
@@ -151,7 +150,6 @@ export class StreamedWrites {
         touchRuns(db, runIdsOf(records));
       }
     })();
-    for (const id of this.writer.touchedRuns()) this.touched.add(id);
     this.recordsWritten += records.length;
     for (const p of problems) this.allProblems.push(p);
   }
@@ -199,11 +197,4 @@ export class StreamedWrites {
 /** A record's run and step, for its problems. */
 function where(r: TraceRecord): string {
   return 'step_id' in r && typeof r.step_id === 'string' ? `run ${r.run_id}, step ${r.step_id}` : `run ${r.run_id}`;
-}
-
-/** The run ids of a block's records, once each. */
-function runIdsOf(records: TraceRecord[]): Set<string> {
-  const ids = new Set<string>();
-  for (const r of records) ids.add(r.run_id);
-  return ids;
 }
