@@ -43,7 +43,7 @@ const NEWLINE = 0x0a;
 /** Longest line hasObjectLine parses (a longer one is not taken for an object: its string would not fit V8's). */
 const MAX_OBJECT_LINE_BYTES = 256 * 1024 * 1024;
 /** Longest JSON Lines line held and parsed as one string; a longer one is walked as a document (hugeLineSpans). */
-const MAX_HELD_LINE_BYTES = 32 * 1024 * 1024;
+export const MAX_HELD_LINE_BYTES = 32 * 1024 * 1024;
 
 /** A part the reader hands to JSON.parse whole (a resource, a scope), parsed; a broken one is malformed JSON at its start. */
 function parseCaptured(r: JsonByteReader): unknown {
@@ -94,6 +94,8 @@ export class OtlpSpanStream {
     private readonly late: LateFields,
     /** The first pass fills `late`; the second reads it. */
     private readonly firstPass: boolean,
+    /** Longest line held as one string; lower only in tests, so that a line of a few hundred bytes takes the huge-line walk. */
+    private readonly heldLineMaxBytes = MAX_HELD_LINE_BYTES,
   ) {
     this.reader = new JsonByteReader(fd, start);
     this.spans = jsonLines ? this.lineSpans() : this.documentSpans();
@@ -107,7 +109,7 @@ export class OtlpSpanStream {
 
   private *lineSpans(): Generator<Located> {
     for (let lineNo = 1; ; lineNo++) {
-      if (!this.reader.lineFits(MAX_HELD_LINE_BYTES)) {
+      if (!this.reader.lineFits(this.heldLineMaxBytes)) {
         yield* this.hugeLineSpans(lineNo);
         continue;
       }
@@ -327,7 +329,7 @@ export class OtlpSpanStream {
  * not read whole when nothing follows it: a one-line document may be the
  * whole file.
  */
-export function isJsonLines(fd: number, start: number): boolean {
+export function isJsonLines(fd: number, start: number, heldLineMaxBytes = MAX_HELD_LINE_BYTES): boolean {
   const r = new JsonByteReader(fd, start, false);
   if (r.peek() === -1) return false;
   const first = r.offset;
@@ -335,7 +337,7 @@ export function isJsonLines(fd: number, start: number): boolean {
   if (r.peek() === -1) return false;
   const head = new JsonByteReader(fd, first, false);
   try {
-    if (head.lineFits(MAX_HELD_LINE_BYTES)) JSON.parse(head.nextLine()?.text ?? '');
+    if (head.lineFits(heldLineMaxBytes)) JSON.parse(head.nextLine()?.text ?? '');
     else {
       // Too long to hold: the same question answered without the string.
       head.stopAtNewline = true;

@@ -37,7 +37,7 @@ import { runStreamedImport, runStreamedImportAsync, type StreamedImportJob, type
 import { StringTable } from '../../text/string-table';
 import { i32 } from '../stream/typed-column';
 import { spanStep, traceRun } from './otlp-import';
-import { hasObjectLine, isJsonLines, OtlpSpanStream, type LateFields } from './otlp-span-stream';
+import { hasObjectLine, isJsonLines, MAX_HELD_LINE_BYTES, OtlpSpanStream, type LateFields } from './otlp-span-stream';
 
 /** Spans handled between two looks at the event loop (async import) and two progress reports. */
 const SPANS_PER_TURN = 2000;
@@ -54,6 +54,8 @@ const ONE_PASS_MAX_BYTES = 48 * 1024 * 1024;
 export interface StreamImportOptions extends StreamedImportOptions {
   /** Largest file read once (its mapped steps kept for the write); ONE_PASS_MAX_BYTES unless a test forces either path. */
   onePassMaxBytes?: number;
+  /** Longest JSON Lines line held as one string (MAX_HELD_LINE_BYTES); a test lowers it to walk a short line as a huge one. */
+  heldLineMaxBytes?: number;
 }
 
 const KEPT_POSITION: ForeignStep['position'] = Object.freeze({ line: 0, path: '' });
@@ -103,13 +105,14 @@ class OtlpStreamImport implements StreamedImportJob {
     private readonly writes: StreamedWrites,
     private readonly fd: number,
     onePassMaxBytes: number,
+    private readonly heldLineMaxBytes: number,
   ) {
     this.size = writes.size;
     const bom = startsWithByteOrderMark(fd);
     this.start = bom ? 3 : 0;
     if (bom) this.issues.push({ line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
-    this.jsonLines = isJsonLines(fd, this.start);
-    this.stream = new OtlpSpanStream(fd, this.start, this.jsonLines, this.issues, this.late, true);
+    this.jsonLines = isJsonLines(fd, this.start, heldLineMaxBytes);
+    this.stream = new OtlpSpanStream(fd, this.start, this.jsonLines, this.issues, this.late, true, heldLineMaxBytes);
     this.onePassMaxBytes = onePassMaxBytes;
     this.kept = this.keepSteps();
   }
@@ -134,7 +137,7 @@ class OtlpStreamImport implements StreamedImportJob {
     this.names = new StringTable();
     this.rows = new SpanRows();
     this.kept = this.keepSteps();
-    this.stream = new OtlpSpanStream(this.fd, this.start, true, this.issues, this.late, true);
+    this.stream = new OtlpSpanStream(this.fd, this.start, true, this.issues, this.late, true, this.heldLineMaxBytes);
     return true;
   }
 
@@ -220,7 +223,7 @@ class OtlpStreamImport implements StreamedImportJob {
     // A scope written after its spans was not known when they were mapped (their steps name no scope): read them again.
     if (this.late.scopes.size > 0) this.kept = null;
     // The second pass reports nothing new: the first one said it all.
-    if (!this.kept) this.stream = new OtlpSpanStream(this.fd, this.start, this.jsonLines, [], this.late, false);
+    if (!this.kept) this.stream = new OtlpSpanStream(this.fd, this.start, this.jsonLines, [], this.late, false, this.heldLineMaxBytes);
   }
 
   private writeSpans(): void {
@@ -325,12 +328,17 @@ function countReplacements(fd: number, size: number): number {
   return count;
 }
 
+/** The import job, with the defaults of the options a test may lower. */
+function newImport(db: Db, fd: number, file: string, size: number, format: string, opts: StreamImportOptions): OtlpStreamImport {
+  return new OtlpStreamImport(new StreamedWrites(db, file, size, format), fd, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES, opts.heldLineMaxBytes ?? MAX_HELD_LINE_BYTES);
+}
+
 /** The import, start to end, on this thread. */
 export function importOtlpStreaming(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): FileImportResult {
-  return runStreamedImport(db, new OtlpStreamImport(new StreamedWrites(db, file, size, format), fd, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES), newErrors, opts);
+  return runStreamedImport(db, newImport(db, fd, file, size, format, opts), newErrors, opts);
 }
 
 /** The same import, giving the event loop a turn between blocks: other calls are answered, progress reported, and `signal` can stop it. */
 export async function importOtlpStreamingAsync(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions = {}): Promise<FileImportResult> {
-  return runStreamedImportAsync(db, new OtlpStreamImport(new StreamedWrites(db, file, size, format), fd, opts.onePassMaxBytes ?? ONE_PASS_MAX_BYTES), newErrors, opts);
+  return runStreamedImportAsync(db, newImport(db, fd, file, size, format, opts), newErrors, opts);
 }
