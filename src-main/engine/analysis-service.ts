@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CallResult, ReportFormat } from '../../src-shared/api';
 import { EngineError } from '../../src-shared/result';
+import { isDatabaseFault } from './ingest/import-result';
 import { printHtmlToPdf } from '../platform/print-pdf';
 import type { HomePaths } from './home';
 import type { Db } from './store/open-database';
@@ -52,6 +53,9 @@ export interface Analysis {
 function blameScoreOf(b: BlameResult): number {
   return b.blamed[0]?.score ?? 0;
 }
+
+/** Runs whose blame a refresh stores in one transaction. */
+const REFRESH_BATCH = 200;
 
 /** Other runs of the pipeline (newest, with verdicts) the spectrum rule compares a run with. */
 const HISTORY_RUNS = 50;
@@ -99,7 +103,8 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
   };
 
   // The stored assertion, overridden by what this call says (an expected answer given now wins).
-  const compute = (runId: string, opts: BlameOptions = {}): BlameResult => {
+  /** `toolTotals`: the store's tool counts, read once for a refresh of many runs (toolStats). */
+  const compute = (runId: string, opts: BlameOptions = {}, toolTotals?: ReturnType<typeof toolStats>): BlameResult => {
     const version = cache.runState(runId)?.updated_at;
     const detail = getRunDetail(db, runId);
     if (detail.run.verdict && version !== undefined) signRun(runId, { version, detail });
@@ -107,7 +112,7 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     const expected = opts.expected ?? assertion?.expected ?? undefined;
     const result = blameRun(detail, {
       settings,
-      toolStats: toolStats(db, runId),
+      toolStats: toolStats(db, runId, toolTotals),
       ...historyContext(runId, detail.run.pipeline),
       expected,
       asserted: opts.failed ?? assertion?.failed ?? false,
@@ -120,10 +125,14 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     reloadSettingsIfChanged();
     const runId = resolveRunId(db, idOrPrefix);
     if (opts.expected !== undefined || opts.failed !== undefined) return compute(runId, opts);
-    const { updated_at } = cache.runState(runId)!;
+    return storedBlame(runId, cache.runState(runId)!.updated_at);
+  };
+
+  /** The stored blame of a run at this version, computed and stored when there is none. */
+  const storedBlame = (runId: string, updated_at: number, toolTotals?: ReturnType<typeof toolStats>): BlameResult => {
     const cached = cache.read(runId, hash, updated_at);
     if (cached) return JSON.parse(cached) as BlameResult;
-    const result = compute(runId);
+    const result = compute(runId, {}, toolTotals);
     cache.write(runId, hash, updated_at, {
       healthy: result.healthy,
       blameScore: blameScoreOf(result),
@@ -165,12 +174,28 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
       }
     },
     refresh: (runIds) => {
-      for (const id of runIds) {
-        if (cache.runState(id)?.status === 'running') continue;
+      // Read once for all the runs: the settings file, and the store's tool counts (each run's own are taken away).
+      reloadSettingsIfChanged();
+      const toolTotals = toolStats(db);
+      // A transaction per REFRESH_BATCH runs: a commit for each stored result was most of a big import's refresh.
+      const storeBatch = db.transaction((batch: string[]) => {
+        for (const id of batch) {
+          const state = cache.runState(id);
+          if (!state || state.status === 'running') continue;
+          try {
+            db.transaction(() => storedBlame(id, state.updated_at, toolTotals))();
+          } catch (err) {
+            if (isDatabaseFault(err)) throw err;
+            console.error(`[traceback] blame of ${id} failed: ${(err as Error).message}`);
+          }
+        }
+      });
+      for (let i = 0; i < runIds.length; i += REFRESH_BATCH) {
         try {
-          blame(id);
+          storeBatch(runIds.slice(i, i + REFRESH_BATCH));
         } catch (err) {
-          console.error(`[traceback] blame of ${id} failed: ${(err as Error).message}`);
+          // The database itself failed (busy, full): these runs are blamed again when next asked.
+          console.error(`[traceback] blame of ${runIds.length} run(s) not stored: ${(err as Error).message}`);
         }
       }
     },

@@ -4,7 +4,7 @@ import { openDatabase } from './open-database';
 import { createRecordWriter } from './write-records';
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import { TRACE_FORMAT_VERSION } from '../../../src-shared/trace-format';
-import { getRunDetail, listRuns, LIST_RUNS_INDEXED_SQL, LIST_RUNS_SQL, resolveRunId, STEPS_OF_RUN_SQL } from './read-runs';
+import { getRunDetail, listRuns, LIST_RUNS_INDEXED_SQL, LIST_RUNS_SQL, resolveRunId, STEPS_OF_RUN_SQL, toolStats } from './read-runs';
 import { SKELETON_SQL } from './read-run-pages';
 
 function storeWith(...runs: ReturnType<typeof syntheticRunRecords>[]) {
@@ -20,6 +20,26 @@ describe('reading runs', () => {
     expect(resolveRunId(db, 'abc-1')).toBe('abc-1');
     expect(() => resolveRunId(db, 'abc')).toThrow(/matches several runs: abc-1, abc-2/);
     expect(() => resolveRunId(db, 'zzz')).toThrow(/no run matches "zzz"/);
+  });
+
+  it("tool failure rates leave out the run being scored, read from the store's totals or counted afresh alike", () => {
+    const tool = (runId: string, step: string, name: string, status: 'ok' | 'error'): TraceRecord[] => [
+      { type: 'step-start', run_id: runId, step_id: step, parent_id: null, name, step_type: 'tool', ts: 1 },
+      { type: 'step-end', run_id: runId, step_id: step, ts: 2, status, ...(status === 'error' ? { error: { message: 'boom' } } : {}) },
+    ];
+    const runStart = (runId: string): TraceRecord => ({ type: 'run-start', v: TRACE_FORMAT_VERSION, run_id: runId, pipeline: 'p', ts: 0 });
+    const db = storeWith(
+      [runStart('a'), ...tool('a', 's1', 'search', 'error'), ...tool('a', 's2', 'search', 'ok'), ...tool('a', 's3', 'only-in-a', 'error')],
+      [runStart('b'), ...tool('b', 's1', 'search', 'ok'), ...tool('b', 's2', '__proto__', 'error')],
+    );
+    const totals = toolStats(db);
+    expect(totals.search).toEqual({ calls: 3, failures: 1 });
+    // Run a's own calls are not its history: "only-in-a" is gone, search counts b's call only.
+    const withoutA = toolStats(db, 'a');
+    expect(withoutA).toEqual({ search: { calls: 1, failures: 0 }, ['__proto__']: { calls: 1, failures: 1 } });
+    expect(Object.keys(withoutA)).toEqual(expect.arrayContaining(['__proto__']));
+    expect(toolStats(db, 'a', totals)).toEqual(withoutA);
+    expect(toolStats(db, 'b', totals)).toEqual({ search: { calls: 2, failures: 1 }, 'only-in-a': { calls: 1, failures: 1 } });
   });
 
   it('steps come back in start order, parents before their children', () => {

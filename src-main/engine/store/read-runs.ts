@@ -14,6 +14,7 @@ import { catchUpStepText, stepTextQuery } from './step-text-index';
 import { runOrigin } from './run-origin';
 import { breakParentCycles } from './parent-cycles';
 import { importProblemCounts } from './import-files';
+import { statement } from './statement-cache';
 
 const LIKE_IN_STEPS = `EXISTS (SELECT 1 FROM steps s WHERE s.run_id = r.run_id
   AND (s.name LIKE @search ESCAPE '\\' OR s.input LIKE @search ESCAPE '\\' OR s.output LIKE @search ESCAPE '\\' OR s.error LIKE @search ESCAPE '\\'))`;
@@ -150,7 +151,7 @@ export function listRuns(db: Db, q: ListRunsQuery = {}, now = Date.now()): RunSu
 
 /** A full id or a unique prefix → the full id; errors name what went wrong. */
 export function resolveRunId(db: ReadableDb, idOrPrefix: string): string {
-  const exact = db.prepare('SELECT run_id FROM runs WHERE run_id = ?').get(idOrPrefix) as { run_id: string } | undefined;
+  const exact = statement(db, 'SELECT run_id FROM runs WHERE run_id = ?').get(idOrPrefix) as { run_id: string } | undefined;
   if (exact) return exact.run_id;
   const matches = db
     .prepare(`SELECT run_id FROM runs WHERE run_id LIKE ? ESCAPE '\\' ORDER BY run_id LIMIT 6`)
@@ -165,8 +166,8 @@ export function resolveRunId(db: ReadableDb, idOrPrefix: string): string {
  * id: what getRun and the paged reads (read-run-pages.ts) both start from.
  */
 export function readRunHead(db: ReadableDb, runId: string, stepCount: number, now: number): { run: Run; scoresByStep: Map<string, ScoreRow[]> } {
-  const row = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
-  const scores = db.prepare('SELECT * FROM user_scores WHERE run_id = ?').all(runId) as ScoreRow[];
+  const row = statement(db, 'SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow;
+  const scores = statement(db, 'SELECT * FROM user_scores WHERE run_id = ?').all(runId) as ScoreRow[];
   const scoresByStep = new Map<string, ScoreRow[]>();
   for (const s of scores) {
     const list = scoresByStep.get(s.step_id);
@@ -180,7 +181,7 @@ export function readRunHead(db: ReadableDb, runId: string, stepCount: number, no
 
 export function getRunDetail(db: ReadableDb, idOrPrefix: string, now = Date.now()): RunDetail {
   const runId = resolveRunId(db, idOrPrefix);
-  const stepRows = db.prepare(STEPS_OF_RUN_SQL).all(runId) as StepRow[];
+  const stepRows = statement(db, STEPS_OF_RUN_SQL).all(runId) as StepRow[];
   const { run, scoresByStep: byStep } = readRunHead(db, runId, stepRows.length, now);
   const steps = stepRows.map((s) => stepFromRow(s, byStep.get(s.step_id) ?? []));
   // Parents that form a cycle would send every tree walk round forever: one link per cycle is cut here.
@@ -195,10 +196,27 @@ export function listImportErrors(db: ReadableDb, limit = 500): ImportError[] {
     .all(limit) as ImportError[];
 }
 
-/** Calls and failures per tool name across the store, for the tool scorer's historical failure rate. */
-export function toolStats(db: ReadableDb, excludeRunId?: string): Record<string, { calls: number; failures: number }> {
-  const rows = db
-    .prepare(`SELECT name, COUNT(*) AS calls, SUM(status = 'error') AS failures FROM steps WHERE type = 'tool' AND run_id <> ? GROUP BY name`)
-    .all(excludeRunId ?? '') as { name: string; calls: number; failures: number }[];
+type ToolCounts = Record<string, { calls: number; failures: number }>;
+
+function toolCounts(db: ReadableDb, oneRun: string | null): ToolCounts {
+  const rows = statement(db, `SELECT name, COUNT(*) AS calls, SUM(status = 'error') AS failures FROM steps WHERE type = 'tool'${oneRun === null ? '' : ' AND run_id = ?'} GROUP BY name`)
+    .all(...(oneRun === null ? [] : [oneRun])) as { name: string; calls: number; failures: number }[];
   return Object.fromEntries(rows.map((r) => [r.name, { calls: r.calls, failures: r.failures }]));
+}
+
+/**
+ * Calls and failures per tool name across the store, for the tool scorer's historical failure rate, without
+ * `excludeRunId`'s own. `storeTotals` (the store's counts, toolStats(db) read once) saves the scan of every
+ * tool step: blaming each of 20,000 imported runs scanned them all for each, which made a refresh quadratic.
+ */
+export function toolStats(db: ReadableDb, excludeRunId?: string, storeTotals: ToolCounts = toolCounts(db, null)): ToolCounts {
+  if (excludeRunId === undefined) return storeTotals;
+  const own = toolCounts(db, excludeRunId);
+  const out: [string, { calls: number; failures: number }][] = [];
+  for (const [name, total] of Object.entries(storeTotals)) {
+    const mine = Object.hasOwn(own, name) ? own[name] : undefined;
+    const calls = total.calls - (mine?.calls ?? 0);
+    if (calls > 0) out.push([name, { calls, failures: total.failures - (mine?.failures ?? 0) }]);
+  }
+  return Object.fromEntries(out);
 }

@@ -5,6 +5,7 @@
  */
 import type { RunAssertion } from '../../../src-shared/analysis';
 import type { Db, ReadableDb } from './open-database';
+import { statement } from './statement-cache';
 
 interface AssertionRow {
   failed: number;
@@ -14,7 +15,7 @@ interface AssertionRow {
 }
 
 export function getRunAssertion(db: ReadableDb, runId: string): RunAssertion | null {
-  const row = db.prepare('SELECT failed, expected, note, asserted_at FROM run_assertions WHERE run_id = ?').get(runId) as AssertionRow | undefined;
+  const row = statement(db, 'SELECT failed, expected, note, asserted_at FROM run_assertions WHERE run_id = ?').get(runId) as AssertionRow | undefined;
   return row ? { failed: row.failed === 1, expected: row.expected, note: row.note, asserted_at: row.asserted_at } : null;
 }
 

@@ -8,6 +8,7 @@
  */
 import type { Json } from '../../../src-shared/trace-format';
 import type { ReadableDb, WritableDb } from './open-database';
+import { statement } from './statement-cache';
 
 /** Per-signature counts over the history runs (the runs the spectrum rule compares against). */
 interface SignatureCounts {
@@ -33,12 +34,12 @@ interface HistoryRow {
 
 /** The pipeline's other runs with verdicts, newest first. */
 function historyRows(db: ReadableDb, pipeline: string, excludeRunId: string, limit: number): HistoryRow[] {
-  return db.prepare(HISTORY_SQL).all(pipeline, excludeRunId, limit) as HistoryRow[];
+  return statement(db, HISTORY_SQL).all(pipeline, excludeRunId, limit) as HistoryRow[];
 }
 
 /** History runs whose stored signatures are missing or older than the run. */
 export function unsignedHistoryRuns(db: ReadableDb, pipeline: string, excludeRunId: string, limit: number): string[] {
-  const signedAt = db.prepare('SELECT updated_at FROM signed_runs WHERE run_id = ?');
+  const signedAt = statement(db, 'SELECT updated_at FROM signed_runs WHERE run_id = ?');
   return historyRows(db, pipeline, excludeRunId, limit)
     .filter((r) => (signedAt.get(r.run_id) as { updated_at: number } | undefined)?.updated_at !== r.updated_at)
     .map((r) => r.run_id);
@@ -61,7 +62,7 @@ export function saveRunSignatures(db: WritableDb, runId: string, updatedAt: numb
 export function historySignatureCounts(db: ReadableDb, pipeline: string, excludeRunId: string, limit: number): { counts: SignatureCounts; inputs: (Json | null)[] } {
   const rows = historyRows(db, pipeline, excludeRunId, limit);
   const counts: SignatureCounts = { failingRuns: 0, passingRuns: 0, ef: new Map(), ep: new Map() };
-  const sigsOf = db.prepare('SELECT signature FROM run_signatures WHERE run_id = ?').pluck();
+  const sigsOf = statement(db, 'SELECT signature FROM run_signatures WHERE run_id = ?', 'pluck');
   for (const r of rows) {
     const pass = (JSON.parse(r.verdict) as { pass?: unknown }).pass;
     const into = pass ? counts.ep : counts.ef;

@@ -10,6 +10,7 @@ import { migration0009 } from './0009-runs-by-source-file';
 import { migration0010 } from './0010-run-step-counts-and-step-text';
 import { migration0011 } from './0011-step-text-short-queries';
 import { migration0012 } from './0012-steps-skeleton-index';
+import { migration0013 } from './0013-runs-with-verdict';
 
 export interface Migration {
   version: number;
@@ -18,4 +19,4 @@ export interface Migration {
 }
 
 /** In order; a migration's version is its position (1-based). Never edit one that shipped: add a new one. */
-export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012];
+export const MIGRATIONS: Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013];
