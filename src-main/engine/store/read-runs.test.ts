@@ -24,8 +24,8 @@ describe('reading runs', () => {
 
   it("tool failure rates leave out the run being scored, read from the store's totals or counted afresh alike", () => {
     const tool = (runId: string, step: string, name: string, status: 'ok' | 'error'): TraceRecord[] => [
-      { type: 'step-start', run_id: runId, step_id: step, parent_id: null, name, step_type: 'tool', ts: 1 },
-      { type: 'step-end', run_id: runId, step_id: step, ts: 2, status, ...(status === 'error' ? { error: { message: 'boom' } } : {}) },
+      { type: 'step-start', run_id: runId, step_id: step, parent_id: null, index: 0, name, step_type: 'tool', replay_key: `${name}#${step}`, ts: 1 },
+      { type: 'step-end', run_id: runId, step_id: step, ts: 2, status, ...(status === 'error' ? { error: { type: 'ToolError', message: 'boom' } } : {}) },
     ];
     const runStart = (runId: string): TraceRecord => ({ type: 'run-start', v: TRACE_FORMAT_VERSION, run_id: runId, pipeline: 'p', ts: 0 });
     const db = storeWith(

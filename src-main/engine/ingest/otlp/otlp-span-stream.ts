@@ -69,10 +69,12 @@ function* elements<T>(r: JsonByteReader, each: (index: number) => Generator<T>):
   }
   for (let i = 0; ; i++) {
     yield* each(i);
+    // Stepped past only when it is one: a line walked as a document (hugeLineSpans) that ends here keeps its
+    // newline, and the next line is not taken for the rest of this one.
     const c = r.peek();
+    if (c !== CLOSE_ARRAY && c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset, 'expected , or ]');
     r.pos += 1;
     if (c === CLOSE_ARRAY) return;
-    if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or ]');
   }
 }
 
@@ -85,6 +87,10 @@ export class OtlpSpanStream {
   moreText = false;
   /** Before each path named: `line N: ` while a line too long to hold is walked (hugeLineSpans), as for any line. */
   private prefix = '';
+  /** The line too long to hold being walked (hugeLineSpans), 0 otherwise: its spans may be followed by a break. */
+  walkingLine = 0;
+  /** Lines walked that broke after some of their spans were read: those spans' runs may have lost the rest. */
+  readonly brokenLines = new Set<number>();
 
   constructor(
     fd: number,
@@ -190,6 +196,7 @@ export class OtlpSpanStream {
     const r = this.reader;
     const prefix = `line ${lineNo}: `;
     this.prefix = prefix;
+    this.walkingLine = lineNo;
     r.stopAtNewline = true;
     try {
       if (r.peek() !== OPEN_OBJECT) {
@@ -204,11 +211,13 @@ export class OtlpSpanStream {
     } catch (err) {
       if (!(err instanceof MalformedJson || err instanceof TruncatedJson || err instanceof SyntaxError)) throw err;
       const what = err instanceof MalformedJson ? err.message : err instanceof TruncatedJson ? 'the file ends inside it' : 'a key with an escape JSON does not allow';
-      this.issues.push({ line: lineNo, level: 'error', message: `${prefix}not valid JSON (${what}); the rest of the line is skipped` });
+      this.issues.push({ line: lineNo, level: 'error', message: `${prefix}not valid JSON (${what}); the rest of the line is skipped and the runs of its spans marked incomplete` });
+      this.brokenLines.add(lineNo);
       if (!(err instanceof TruncatedJson)) r.restOfLineIsSpace();
     } finally {
       r.stopAtNewline = false;
       this.prefix = '';
+      this.walkingLine = 0;
     }
   }
 
@@ -392,9 +401,9 @@ function readText(fd: number, from: number, to: number): string {
 
 /** Steps past what follows an object member: true at the object's closing brace, past the comma otherwise. */
 function objectEnds(r: JsonByteReader): boolean {
+  // As in elements(): a byte that is neither is not stepped past (a walked line's newline stays for the next line).
   const c = r.peek();
+  if (c !== CLOSE_OBJECT && c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset, 'expected , or }');
   r.pos += 1;
-  if (c === CLOSE_OBJECT) return true;
-  if (c !== COMMA) throw c === -1 ? new TruncatedJson(r.offset) : new MalformedJson(r.offset - 1, 'expected , or }');
-  return false;
+  return c === CLOSE_OBJECT;
 }

@@ -80,6 +80,8 @@ class OtlpStreamImport implements StreamedImportJob {
   /** The first pass's numbers of every span, shared by the traces (a file can hold 100,000s of one-span traces). */
   private rows = new SpanRows();
   private readonly runs = new Map<string, ColumnarPlan>();
+  /** The traces with spans on each line too long to hold (walked): a line that breaks leaves their runs incomplete. */
+  private readonly walkedLineTraces = new Map<number, Set<string>>();
   private readonly start: number;
   private jsonLines: boolean;
   private phase: 'index' | 'plan' | 'write' | 'done' = 'index';
@@ -133,6 +135,7 @@ class OtlpStreamImport implements StreamedImportJob {
     this.late.resources.clear();
     this.late.scopes.clear();
     this.traces.clear();
+    this.walkedLineTraces.clear();
     this.planned = i32();
     this.names = new StringTable();
     this.rows = new SpanRows();
@@ -171,6 +174,12 @@ class OtlpStreamImport implements StreamedImportJob {
       let trace = this.traces.get(traceId);
       if (!trace) this.traces.set(traceId, (trace = new TraceColumns(item.resource, this.names, undefined, this.rows)));
       trace.add(step, spanId, item.at, this.jsonLines);
+      const walking = this.stream.walkingLine;
+      if (walking) {
+        const traces = this.walkedLineTraces.get(walking);
+        if (traces) traces.add(traceId);
+        else this.walkedLineTraces.set(walking, new Set([traceId]));
+      }
       this.planned.push(spanDigest(traceId, step));
       const kept = this.kept;
       if (kept) {
@@ -183,6 +192,11 @@ class OtlpStreamImport implements StreamedImportJob {
         kept.ends.push(this.stream.reader.offset);
       }
     }
+  }
+
+  private onBrokenLine(traceId: string): boolean {
+    for (const line of this.stream.brokenLines) if (this.walkedLineTraces.get(line)?.has(traceId)) return true;
+    return false;
   }
 
   /** The first pass has read every span: its runs are planned next, a turn at a time. */
@@ -209,7 +223,8 @@ class OtlpStreamImport implements StreamedImportJob {
       const run = traceRun(traceId, { steps: trace.rootCandidate(), spanToStep: new Map(), resource: trace.resource }, this.traceCount);
       run.steps = [];
       // A document cut off or broken before its end may have lost any run's later spans: none is shown as complete.
-      if (this.stream.broken) run.finished = false;
+      // Nor is a run with spans on a walked line that broke.
+      if (this.stream.broken || this.onBrokenLine(traceId)) run.finished = false;
       const plan = trace.plan(run, this.issues);
       // Problems of the plan name the run id of the file; the stored run may be renamed.
       this.writes.startRun(plan);

@@ -196,7 +196,12 @@ export class JsonByteReader {
     const c = this.peek();
     if (c !== QUOTE) throw c === -1 ? new TruncatedJson(this.offset) : new MalformedJson(this.offset, 'expected a key');
     this.keep = this.pos;
-    this.skipString();
+    try {
+      this.skipString();
+    } catch (err) {
+      this.keep = -1;
+      throw err;
+    }
     const raw = this.buf.toString('utf8', this.keep + 1, this.pos - 1);
     this.keep = -1;
     return raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
@@ -207,6 +212,7 @@ export class JsonByteReader {
     let i = this.pos + 1;
     for (;;) {
       const q = this.buf.indexOf(QUOTE, i);
+      if (this.stopAtNewline) this.throwAtNewline(i, q === -1 || q >= this.end ? this.end : q);
       if (q === -1 || q >= this.end) {
         const rel = this.end - this.pos;
         if (!this.fill()) throw new TruncatedJson(this.offset);
@@ -221,6 +227,18 @@ export class JsonByteReader {
       }
       this.pos = q + 1;
       return;
+    }
+  }
+
+  /**
+   * A line walked as a document (stopAtNewline) cannot go on past its newline, which no string holds raw: the
+   * line was cut inside a value, and the next line is not read as more of it.
+   */
+  private throwAtNewline(from: number, to: number): void {
+    const nl = this.buf.indexOf(NEWLINE, from);
+    if (nl !== -1 && nl < to) {
+      this.pos = nl;
+      throw new MalformedJson(this.offset, 'the line ends inside a value');
     }
   }
 
@@ -246,6 +264,7 @@ export class JsonByteReader {
         this.skipString();
         continue;
       }
+      if (d === NEWLINE && this.stopAtNewline) throw new MalformedJson(this.offset, 'the line ends inside a value');
       this.pos += 1;
       if (d === 0x7b || d === 0x5b) depth += 1;
       else if ((d === 0x7d || d === 0x5d) && --depth === 0) return;
@@ -390,7 +409,13 @@ export class JsonByteReader {
     const start = this.pos;
     this.keep = start;
     const offset = this.base + start;
-    this.skipValue();
+    try {
+      this.skipValue();
+    } catch (err) {
+      // The reader goes on after a broken value (the next line): what it held for this one is let go.
+      this.keep = -1;
+      throw err;
+    }
     const text = this.buf.toString('utf8', this.keep, this.pos);
     this.keep = -1;
     return { text, offset };
