@@ -11,6 +11,7 @@ import type { ForeignIssue, ForeignRun, ForeignStep } from '../foreign/foreign-r
 import { assignTraces, childPath, rootStep, sortRunSteps, tieOrderOf, topPath, type TopShape } from './run-tree-order';
 import { documentErrorIssue, firstJsonSyntaxError, valueLinesAt } from '../foreign/json-text-places';
 import { usableTimeMs } from '../../../../src-shared/usable-time';
+import { renamedCopyIssue, renameRepeatedIds } from './repeated-run-ids';
 
 export type LcRun = Record<string, Json>;
 
@@ -200,6 +201,44 @@ export function notRunIssue(path: string, line: number): ForeignIssue {
   return { line, level: 'error', message: `${path}: not a LangChain run (no "run_type"); skipped` };
 }
 
+type FlatRun = { run: LcRun; parentId: string | null; path: string; nestedIn: number; at: Place };
+type FlatStep = { f: FlatRun; step: ForeignStep; trace: string | undefined };
+
+/**
+ * Copies of a run id in other trees given ids of their own (repeated-run-ids.ts), their children following them,
+ * each named at the line its run starts on. `stepOf`: which of `steps` each of `flat` became (-1: not a step).
+ */
+function renameCopies(text: string, flat: FlatRun[], steps: FlatStep[], stepOf: Int32Array, issues: ForeignIssue[]): void {
+  const taken = new Set<string>();
+  for (const f of flat) if (typeof f.run.id === 'string') taken.add(f.run.id);
+  for (const s of steps) {
+    if (s.step.parentId !== null) taken.add(s.step.parentId);
+    if (s.trace !== undefined) taken.add(s.trace);
+  }
+  const copies = renameRepeatedIds<string>(
+    {
+      count: steps.length,
+      id: (i) => steps[i].step.id,
+      parent: (i) => steps[i].step.parentId,
+      recordedTrace: (i) => steps[i].trace,
+      nestedIn: (i) => (steps[i].f.nestedIn === -1 ? -1 : stepOf[steps[i].f.nestedIn]),
+    },
+    (id, k) => `${id}~${k}`,
+    (id) => taken.has(id),
+  );
+  if (!copies.renamed.length) return;
+  const lines = valueLinesAt(text, copies.renamed.map((r) => placeKeys(steps[r.step].f.at)));
+  // A step's line is where its id first appears: for a new id, where the copy that got it starts.
+  const lineOfId = new Map(copies.renamed.map((r, k) => [r.to, lines[k] ?? 1]));
+  for (const r of copies.renamed) issues.push(renamedCopyIssue(r.from, r.to, lineOfId.get(r.to)!));
+  for (const [i, id] of copies.ids) {
+    steps[i].step.id = id;
+    steps[i].step.position.line = lineOfId.get(id)!;
+  }
+  for (const [i, parent] of copies.parents) steps[i].step.parentId = parent;
+  for (const [i, trace] of copies.traces) steps[i].trace = trace;
+}
+
 export function parseLangChain(text: string, fileName: string, issues: ForeignIssue[]): ForeignRun[] {
   let doc: unknown;
   try {
@@ -212,28 +251,29 @@ export function parseLangChain(text: string, fileName: string, issues: ForeignIs
   }
   const shape: TopShape = Array.isArray(doc) ? 'array' : isObject(doc) && Array.isArray(doc.runs) ? 'runs' : 'single';
   const top: unknown[] = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.runs) ? doc.runs : [doc];
-  // Flatten nested child_runs; every run keeps its parent's id.
-  const flat: { run: LcRun; parentId: string | null; path: string }[] = [];
+  // Flatten nested child_runs; every run keeps its parent's id, and which of `flat` holds it (-1 at the top).
+  const flat: FlatRun[] = [];
   // An explicit stack, not recursion: child_runs may nest thousands deep. Every level is kept; a path
   // deeper than PATH_DEPTH is shortened (paths only locate a run in messages). `at` is the value's place as
   // keys, spelt out only for a value that is not a run (its message names the line it starts on).
-  const stack: { value: unknown; parentId: string | null; path: string; depth: number; at: Place }[] = [];
+  const stack: { value: unknown; parentId: string | null; path: string; depth: number; at: Place; nestedIn: number }[] = [];
   const topPlace: Place | null = shape === 'runs' ? { up: null, key: 'runs' } : null;
-  for (let i = top.length - 1; i >= 0; i--) stack.push({ value: top[i], parentId: null, path: topPath(shape, i), depth: 0, at: shape === 'single' ? null : { up: topPlace, key: i } });
+  for (let i = top.length - 1; i >= 0; i--) stack.push({ value: top[i], parentId: null, path: topPath(shape, i), depth: 0, at: shape === 'single' ? null : { up: topPlace, key: i }, nestedIn: -1 });
   const notRuns: { path: string; keys: (string | number)[] }[] = [];
   while (stack.length) {
-    const { value, parentId, path, depth, at } = stack.pop()!;
+    const { value, parentId, path, depth, at, nestedIn } = stack.pop()!;
     if (!looksLikeLangChainRun(value)) {
       notRuns.push({ path, keys: placeKeys(at) });
       continue;
     }
     const run = value as LcRun;
     const explicitParent = typeof run.parent_run_id === 'string' && run.parent_run_id !== '' ? run.parent_run_id : null;
-    flat.push({ run, parentId: parentId ?? explicitParent, path });
+    flat.push({ run, parentId: parentId ?? explicitParent, path, nestedIn, at });
+    const holder = flat.length - 1;
     if (!Array.isArray(run.child_runs)) continue;
     const children: Place = { up: at, key: 'child_runs' };
     for (let i = run.child_runs.length - 1; i >= 0; i--) {
-      stack.push({ value: run.child_runs[i], parentId: typeof run.id === 'string' ? run.id : null, path: childPath(path, depth, i), depth: depth + 1, at: { up: children, key: i } });
+      stack.push({ value: run.child_runs[i], parentId: typeof run.id === 'string' ? run.id : null, path: childPath(path, depth, i), depth: depth + 1, at: { up: children, key: i }, nestedIn: holder });
     }
   }
   if (notRuns.length) {
@@ -243,16 +283,20 @@ export function parseLangChain(text: string, fileName: string, issues: ForeignIs
 
   const lines = idLines(text);
   const lineOf = (id: Json | undefined) => (typeof id === 'string' ? (lines.get(id) ?? 1) : 1);
-  const steps: { f: (typeof flat)[number]; step: ForeignStep }[] = [];
-  for (const f of flat) {
+  const steps: FlatStep[] = [];
+  // Which of `steps` each of `flat` became (-1: not a step).
+  const stepOf = new Int32Array(flat.length).fill(-1);
+  flat.forEach((f, k) => {
     const step = toStep(f.run, f.parentId, f.path, lineOf(f.run.id), issues);
-    if (step) steps.push({ f, step });
-  }
+    const trace = typeof f.run.trace_id === 'string' && f.run.trace_id !== '' ? f.run.trace_id : undefined;
+    if (step) stepOf[k] = steps.push({ f, step, trace }) - 1;
+  });
+  renameCopies(text, flat, steps, stepOf, issues);
   const traceIds = assignTraces({
     count: steps.length,
     id: (i) => steps[i].step.id,
     parent: (i) => steps[i].step.parentId,
-    recordedTrace: (i) => (typeof steps[i].f.run.trace_id === 'string' && steps[i].f.run.trace_id !== '' ? steps[i].f.run.trace_id : undefined),
+    recordedTrace: (i) => steps[i].trace,
   });
   const members = new Map<string, number[]>();
   traceIds.forEach((traceId, i) => {

@@ -43,6 +43,8 @@ import { assignTraces, childPath, PATH_DEPTH, rootStep, sortRunSteps, tieOrderOf
 import { RankRounds, type RunOrder } from './rank-rounds';
 import { membersText, parseMembers, RunTreeWalk, topShape, UnusualRunTreeShape, type Capture, type WalkedRun } from './run-tree-walk';
 import { HeldRunTexts } from './held-run-texts';
+import { renamedCopyIssue, renameRepeatedIds } from './repeated-run-ids';
+import { isUtf8UpToCut } from './utf8-up-to-cut';
 import { isObject } from '../foreign/chat-messages';
 
 /** Runs handled between two looks at the event loop (async import) and two progress reports. */
@@ -92,6 +94,8 @@ class ScanColumns {
   index = i32();
   depth = i32();
   kind = u8();
+  /** Line on which the object starts (a renamed copy of a repeated id is named there). */
+  line = i32();
   idLine = i32();
   idEscaped = u8();
   /** Numbers of text strings, NO_TEXT where the member is not a string (for a trace id: or is ''). */
@@ -157,6 +161,8 @@ class LangChainStreamImport implements StreamedImportJob {
   /** Per opening number, a step's parent and id as the whole parser gives them (NO_TEXT for none). */
   private stepParent: Int32Array = new Int32Array(0);
   private stepId: Int32Array = new Int32Array(0);
+  /** The id a renamed copy of a repeated id has in the file (repeated-run-ids.ts), by opening number. */
+  private readonly originalId = new Map<number, number>();
   private order: RunOrder | null = null;
   /** Where the file ends inside the document (an exporter stopped mid-write): every run is then incomplete. */
   private cut: { offset: number; line: number } | null = null;
@@ -261,6 +267,7 @@ class LangChainStreamImport implements StreamedImportJob {
     s.parent.push(item.parent);
     s.index.push(item.index);
     s.depth.push(item.depth);
+    s.line.push(item.line);
     s.idLine.push(item.idLine);
     s.idEscaped.push(item.idEscaped ? 1 : 0);
     s.bytes.push(item.ownBytes + RUN_CHARGE_BYTES);
@@ -308,7 +315,9 @@ class LangChainStreamImport implements StreamedImportJob {
   private placeRuns(): void {
     const s = this.scan!;
     for (const m of this.walk.wrapperMembers) JSON.parse(`{${m}}`);
-    if (this.walk.reader.invalidUtf8) throw new UnusualRunTreeShape('invalid UTF-8 (the whole import counts the replaced characters)');
+    // A file cut inside a character ends with that character's first bytes, which the reader counts as not UTF-8.
+    const invalidUtf8 = this.walk.reader.invalidUtf8 && !(this.cut && isUtf8UpToCut(this.fd, this.start, this.size));
+    if (invalidUtf8) throw new UnusualRunTreeShape('invalid UTF-8 (the whole import counts the replaced characters)');
     const handedOut = s.handedOut.take();
     const count = handedOut.length;
     // The scan's columns are in the order objects were handed out: `at[n]` is where object n is in them.
@@ -366,8 +375,9 @@ class LangChainStreamImport implements StreamedImportJob {
     }
     const stepId = (i: number) => this.stepId[steps[i]];
     const stepParent = (i: number) => (this.stepParent[steps[i]] === NO_TEXT ? null : this.stepParent[steps[i]]);
+    const renamedTraces = this.renameCopies(steps, at);
     const recordedTrace = (i: number) => {
-      const k = s.recordedTrace.get(at[steps[i]]);
+      const k = renamedTraces.get(i) ?? s.recordedTrace.get(at[steps[i]]);
       return k === NO_TEXT ? undefined : k;
     };
     const traceOf = assignTraces({ count: stepCount, id: stepId, parent: stepParent, recordedTrace }, () => new NumberLookup(this.text.count), new Int32Array(stepCount));
@@ -417,6 +427,64 @@ class LangChainStreamImport implements StreamedImportJob {
     this.scan = null;
     this.phase = 'index';
     this.startRounds(true);
+  }
+
+  /**
+   * Copies of a run id in other trees given ids of their own (repeated-run-ids.ts, as the whole parser does), their
+   * children following them, each named at the line its run starts on. Returns the renamed roots' new traces, by
+   * step. `steps`: opening numbers of the steps, in file order; `at`: where each object is in the scan's columns.
+   */
+  private renameCopies(steps: Int32Array, at: Int32Array): Map<number, number> {
+    const s = this.scan!;
+    const text = this.text;
+    // Built only when an id is repeated (the renaming asks for them only then).
+    let stepOf: Int32Array | null = null;
+    let taken: Uint8Array | null = null;
+    const nestedIn = (i: number): number => {
+      if (!stepOf) {
+        stepOf = new Int32Array(this.kind.length).fill(-1);
+        for (let k = 0; k < steps.length; k++) stepOf[steps[k]] = k;
+      }
+      const holder = this.parent[steps[i]];
+      return holder >= 0 ? stepOf[holder] : -1;
+    };
+    // Ids of runs, parents and trace ids of steps, as the whole parser's: a new id is none of them.
+    const isTaken = (k: number): boolean => {
+      if (!taken) {
+        taken = new Uint8Array(text.count);
+        for (let n = 0; n < this.kind.length; n++) {
+          const kind = this.kind[n];
+          if ((kind === STEP || kind === SKIPPED || kind === CUT) && s.id.get(at[n]) !== NO_TEXT) taken[s.id.get(at[n])] = 1;
+        }
+        for (const n of steps) {
+          if (this.stepParent[n] !== NO_TEXT) taken[this.stepParent[n]] = 1;
+          if (s.recordedTrace.get(at[n]) !== NO_TEXT) taken[s.recordedTrace.get(at[n])] = 1;
+        }
+      }
+      return k < taken.length && taken[k] === 1;
+    };
+    const copies = renameRepeatedIds<number>(
+      {
+        count: steps.length,
+        id: (i) => this.stepId[steps[i]],
+        parent: (i) => (this.stepParent[steps[i]] === NO_TEXT ? null : this.stepParent[steps[i]]),
+        recordedTrace: (i) => (s.recordedTrace.get(at[steps[i]]) === NO_TEXT ? undefined : s.recordedTrace.get(at[steps[i]])),
+        nestedIn,
+      },
+      (id, k) => text.intern(`${text.text(id)}~${k}`),
+      isTaken,
+      () => new NumberLookup(text.count),
+    );
+    // A step's line is where its id first appears: for a new id, where the copy that got it starts.
+    const lineOfId = new Map(copies.renamed.map((r) => [r.to, s.line.get(at[steps[r.step]])]));
+    for (const r of copies.renamed) this.issues.push(renamedCopyIssue(text.text(r.from), text.text(r.to), lineOfId.get(r.to)!));
+    for (const [i, id] of copies.ids) {
+      this.originalId.set(steps[i], this.stepId[steps[i]]);
+      this.stepId[steps[i]] = id;
+      this.line[steps[i]] = lineOfId.get(id)!;
+    }
+    for (const [i, parent] of copies.parents) this.stepParent[steps[i]] = parent;
+    return copies.traces;
   }
 
   /** tieOrderOf of the step the scan saw at `i`, its value read from the file again. */
@@ -472,7 +540,8 @@ class LangChainStreamImport implements StreamedImportJob {
       const parent = this.stepParent[n];
       const run = JSON.parse(typeof value === 'string' ? value : this.held.take(value)) as LcRun;
       const step = toStep(run, parent === NO_TEXT ? null : this.text.text(parent), '', this.line[n], []);
-      if (!step || step.id !== this.text.text(this.stepId[n])) throw new UnusualRunTreeShape(changed);
+      if (!step || step.id !== this.text.text(this.originalId.get(n) ?? this.stepId[n])) throw new UnusualRunTreeShape(changed);
+      if (this.originalId.has(n)) step.id = this.text.text(this.stepId[n]);
       give(step, n);
     });
   }
