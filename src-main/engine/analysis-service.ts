@@ -44,6 +44,8 @@ export interface Analysis {
    * otherwise repeat a whole-run blame; they are blamed when they end or when asked.
    */
   refresh(runIds: string[]): void;
+  /** The same, REFRESH_BATCH runs at a time with a turn of the event loop between (the engine's imports). */
+  refreshInTurns(runIds: string[]): Promise<void>;
   settings(): Settings;
   /** What was wrong in the settings file as last read (each ignored, its default used); [] when nothing. */
   settingsProblems(): string[];
@@ -142,6 +144,32 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     return result;
   };
 
+  /**
+   * Stores the blame of runs that changed, in one transaction (a commit for each stored result was most of a big
+   * import's refresh), reading the store's tool counts once for all of them (each run's own are taken away).
+   */
+  const refreshBatch = (runIds: string[]): void => {
+    const toolTotals = toolStats(db);
+    const storeBatch = db.transaction(() => {
+      for (const id of runIds) {
+        const state = cache.runState(id);
+        if (!state || state.status === 'running') continue;
+        try {
+          db.transaction(() => storedBlame(id, state.updated_at, toolTotals))();
+        } catch (err) {
+          if (isDatabaseFault(err)) throw err;
+          console.error(`[traceback] blame of ${id} failed: ${(err as Error).message}`);
+        }
+      }
+    });
+    try {
+      storeBatch();
+    } catch (err) {
+      // The database itself failed (busy, full): these runs are blamed again when next asked.
+      console.error(`[traceback] blame of ${runIds.length} run(s) not stored: ${(err as Error).message}`);
+    }
+  };
+
   return {
     blame,
     mark: (idOrPrefix, assertion) => {
@@ -174,29 +202,16 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
       }
     },
     refresh: (runIds) => {
-      // Read once for all the runs: the settings file, and the store's tool counts (each run's own are taken away).
       reloadSettingsIfChanged();
-      const toolTotals = toolStats(db);
-      // A transaction per REFRESH_BATCH runs: a commit for each stored result was most of a big import's refresh.
-      const storeBatch = db.transaction((batch: string[]) => {
-        for (const id of batch) {
-          const state = cache.runState(id);
-          if (!state || state.status === 'running') continue;
-          try {
-            db.transaction(() => storedBlame(id, state.updated_at, toolTotals))();
-          } catch (err) {
-            if (isDatabaseFault(err)) throw err;
-            console.error(`[traceback] blame of ${id} failed: ${(err as Error).message}`);
-          }
-        }
-      });
+      for (let i = 0; i < runIds.length; i += REFRESH_BATCH) refreshBatch(runIds.slice(i, i + REFRESH_BATCH));
+    },
+    refreshInTurns: async (runIds) => {
       for (let i = 0; i < runIds.length; i += REFRESH_BATCH) {
-        try {
-          storeBatch(runIds.slice(i, i + REFRESH_BATCH));
-        } catch (err) {
-          // The database itself failed (busy, full): these runs are blamed again when next asked.
-          console.error(`[traceback] blame of ${runIds.length} run(s) not stored: ${(err as Error).message}`);
-        }
+        // Between batches the event loop answers other calls: 20,000 imported runs take seconds to blame.
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        if (!db.open) return;
+        reloadSettingsIfChanged();
+        refreshBatch(runIds.slice(i, i + REFRESH_BATCH));
       }
     },
     settings: () => settings,

@@ -61,10 +61,16 @@ export function createEngine(opts: EngineOptions = {}): Engine {
   idle?.poke();
   // Also after an import that changed no run: it may have left a checkpoint owed (store/bulk-write.ts).
   const importEnded = () => idle?.poke();
-  const runsChanged = (runIds: string[]) => {
-    analysis.refresh(runIds);
+  // Blame of the changed runs is stored first (the list's filters and the gate read it), in turns: other calls
+  // are answered meanwhile. Then the renderer is told.
+  const refreshRuns = async (runIds: string[]): Promise<void> => {
+    await analysis.refreshInTurns(runIds);
+    if (!db.open) return;
     events.emit('data-changed', { runIds });
     idle?.poke();
+  };
+  const runsChanged = (runIds: string[]): void => {
+    refreshRuns(runIds).catch((err: unknown) => console.error(`[traceback] refresh after an import failed: ${(err as Error).message}`));
   };
   recoverExperiments(db);
   const experiments = createExperimentService({ db, paths, onProgress: (p) => events.emit('experiment-progress', p), onRunsChanged: runsChanged, blame: (id) => analysis.blame(id) });
@@ -90,7 +96,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       imports.add(controller);
       try {
         const r = await importPathsAsync(db, a.paths, { signal: controller.signal, onProgress: (p) => events.emit('import-progress', p) });
-        if (r.changedRuns.length) runsChanged(r.changedRuns);
+        if (r.changedRuns.length) await refreshRuns(r.changedRuns);
         if (r.errors.length) events.emit('import-errors', { errors: r.errors });
         return { imported: r.imported, errors: r.errors };
       } finally {

@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { homePaths } from './home';
+import { openDatabase, type Db } from './store/open-database';
+import { importFile } from './ingest/import-file';
+import { createAnalysis } from './analysis-service';
+import { syntheticRunRecords, toJsonl } from '../../test/support/synthetic-trace';
+
+let dir: string;
+const opened: Db[] = [];
+
+/** A store of `runs` small runs over three pipelines, a tool failing in every fifth, with a verdict on half. */
+function storeOfRuns(name: string, runs: number): { db: Db; ids: string[] } {
+  const file = path.join(dir, `${name}.jsonl`);
+  const ids = Array.from({ length: runs }, (_, i) => `run-${String(i).padStart(4, '0')}`);
+  const records = ids.flatMap((runId, i) => {
+    const recs = syntheticRunRecords({ runId, steps: 6, pipeline: `pipeline-${i % 3}`, failAt: i % 5 === 0 ? 2 : undefined, startTs: 1_700_000_000_000 + i * 1000 });
+    return i % 2 ? [...recs, { type: 'verdict' as const, run_id: runId, pass: i % 5 !== 0 }] : recs;
+  });
+  fs.writeFileSync(file, toJsonl(records));
+  const db = openDatabase(path.join(dir, `${name}.db`));
+  opened.push(db);
+  importFile(db, file, { final: true });
+  return { db, ids };
+}
+
+const storedResults = (db: Db) => db.prepare('SELECT run_id, healthy, blame_score, result FROM blame_results ORDER BY run_id').all();
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-refresh-'));
+});
+
+afterEach(() => {
+  for (const db of opened.splice(0)) db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('storing the blame of many imported runs', () => {
+  it('stores for each run what blaming it alone stores (the tool counts read once, each run\'s own left out)', () => {
+    const batched = storeOfRuns('batched', 450);
+    createAnalysis(batched.db, homePaths(dir)).refresh(batched.ids);
+    const alone = storeOfRuns('alone', 450);
+    const analysis = createAnalysis(alone.db, homePaths(dir));
+    for (const id of alone.ids) analysis.blame(id);
+    const results = storedResults(batched.db);
+    expect(results).toHaveLength(450);
+    expect(results).toEqual(storedResults(alone.db));
+    // The runs with a failing tool are blamed, the others are not all healthy for nothing: the comparison covers both.
+    expect(new Set(results.map((r) => (r as { healthy: number }).healthy))).toEqual(new Set([0, 1]));
+  });
+
+  it('in turns: other work runs between its batches, and every run is stored when it resolves', async () => {
+    const { db, ids } = storeOfRuns('turns', 450);
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    await createAnalysis(db, homePaths(dir)).refreshInTurns(ids);
+    counting = false;
+    expect(turns).toBeGreaterThanOrEqual(2);
+    expect(storedResults(db)).toHaveLength(450);
+  });
+});
