@@ -17,7 +17,7 @@ function storeOfRuns(name: string, runs: number): { db: Db; ids: string[] } {
   const ids = Array.from({ length: runs }, (_, i) => `run-${String(i).padStart(4, '0')}`);
   const records = ids.flatMap((runId, i) => {
     const recs = syntheticRunRecords({ runId, steps: 6, pipeline: `pipeline-${i % 3}`, failAt: i % 5 === 0 ? 2 : undefined, startTs: 1_700_000_000_000 + i * 1000 });
-    return i % 2 ? [...recs, { type: 'verdict' as const, run_id: runId, pass: i % 5 !== 0 }] : recs;
+    return i % 2 ? [...recs, { type: 'verdict' as const, run_id: runId, pass: i % 5 !== 0, ts: 1_700_000_000_000 + i * 1000 + 900 }] : recs;
   });
   fs.writeFileSync(file, toJsonl(records));
   const db = openDatabase(path.join(dir, `${name}.db`));

@@ -190,7 +190,7 @@ export class TraceColumns {
   private ids: IdSlots;
   private parentText: (string | undefined)[] | undefined;
   /** Span id → step id where they differ (a Traceback export names steps by their own ids). */
-  readonly spanToStep = new Map<string, string>();
+  private spanToStep: Map<string, string> | undefined;
   private replayKeys: (string | undefined)[] | undefined;
   /** Error-shaped lines of a step that did not fail (upstream-errors.ts). */
   private errorLines: (string[] | undefined)[] | undefined;
@@ -216,7 +216,7 @@ export class TraceColumns {
     const s = this.count++;
     const rows = this.rows;
     this.rowOf.push(rows.length);
-    if (spanId !== step.id) this.spanToStep.set(spanId, step.id);
+    if (spanId !== step.id) (this.spanToStep ??= new Map()).set(spanId, step.id);
     const first = this.ids.add(step.id);
     const p = step.parentId;
     if (p !== null && packable(p)) {
@@ -318,7 +318,7 @@ export class TraceColumns {
     const { parentHi, parentLo } = this.join();
     const slots = new Int32Array(this.count);
     // Most traces name no step by an id of its own: a packed parent is looked up as it is, without its text.
-    const direct = this.spanToStep.size === 0;
+    const direct = this.spanToStep === undefined;
     for (let s = 0; s < this.count; s++) {
       if (direct && (parentHi[s] !== 0 || parentLo[s] !== 0)) {
         const found = this.ids.slotOfPacked(parentHi[s], parentLo[s]);
@@ -337,7 +337,7 @@ export class TraceColumns {
   private mappedParent(s: number): string | null {
     const { parentHi, parentLo } = this.joined!;
     const p = parentHi[s] === 0 && parentLo[s] === 0 ? (this.parentText?.[s] ?? null) : unpack(parentHi[s], parentLo[s]);
-    return p === null ? null : (this.spanToStep.get(p) ?? p);
+    return p === null ? null : (this.spanToStep?.get(p) ?? p);
   }
 
   private path(s: number): string {
@@ -664,7 +664,7 @@ export class TraceColumns {
       wholeKeys: orNone(wholeKeys),
       duplicates: orNone(duplicates),
       upstream: orNone(upstream),
-      spanToStep: orNone(this.spanToStep),
+      spanToStep: this.spanToStep ?? (NONE as ReadonlyMap<string, string>),
       synthetic: synthetic.map((step, i) => ({ step, at: syntheticAt[i] })),
       syntheticIds: orNone(syntheticIds),
       rootAt,
