@@ -149,8 +149,8 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
    * import's refresh), reading the store's tool counts once for all of them (each run's own are taken away).
    */
   const refreshBatch = (runIds: string[]): void => {
-    const toolTotals = toolStats(db);
     const storeBatch = db.transaction(() => {
+      const toolTotals = toolStats(db);
       for (const id of runIds) {
         const state = cache.runState(id);
         if (!state || state.status === 'running') continue;

@@ -259,8 +259,7 @@ class OtlpStreamImport implements StreamedImportJob {
         return this.stopChanged(this.written >= this.planned.length ? `more spans than the first read found, at line ${item.line}` : `the span at line ${item.line} is not the one read there before`);
       }
       this.written += 1;
-      if (!this.nextSpan(found.traceId, found.step)) continue;
-      this.writes.stepAdded(found.step.position.line);
+      this.nextSpan(found.traceId, found.step, found.step.position.line);
     }
   }
 
@@ -278,8 +277,7 @@ class OtlpStreamImport implements StreamedImportJob {
       const at = kept.next++;
       const step = kept.steps[at]!;
       kept.steps[at] = undefined;
-      if (!this.nextSpan(kept.traceIds[at], step)) continue;
-      this.writes.stepAdded(kept.lines[at]);
+      this.nextSpan(kept.traceIds[at], step, kept.lines[at]);
     }
     if (kept.next === kept.steps.length) {
       this.kept = null;
@@ -287,13 +285,15 @@ class OtlpStreamImport implements StreamedImportJob {
     }
   }
 
-  /** The records of a trace's next span (false for a repeated id's copy); a run written to its end is let go. */
-  private nextSpan(traceId: string, step: ForeignStep): boolean {
+  /** The records of a trace's next span (none for a repeated id's copy), at `line`; a run written to its end is ended and let go. */
+  private nextSpan(traceId: string, step: ForeignStep, line: number): void {
     const plan = this.runs.get(traceId);
-    if (!plan) return false;
-    const written = plan.nextSpan(step, this.writes.pending);
-    if (plan.finished) this.runs.delete(traceId);
-    return written;
+    if (!plan) return;
+    if (plan.nextSpan(step, this.writes.pending)) this.writes.stepAdded(line);
+    if (plan.finished) {
+      this.writes.endRun(plan);
+      this.runs.delete(traceId);
+    }
   }
 
   private finishRuns(): void {

@@ -743,7 +743,7 @@ export class ColumnarPlan {
   private rootOutput: Json | undefined;
   private rootStatus: 'ok' | 'error' = 'ok';
   private rootError: TraceError | undefined;
-  /** Set once the last span's records (and the run-end) were made. */
+  /** Set once the run-end was given (runEnd), so that it is written once. */
   private ended = false;
 
   constructor(
@@ -802,10 +802,7 @@ export class ColumnarPlan {
     const slot = this.seen++;
     const written = this.spanRecords(slot, step, out);
     if (this.seen === this.slots) {
-      // The run-end with the last span, and what the spans read is let go: a file can hold 100,000s of traces.
-      const end = this.runEnd();
-      if (end) out.push(end);
-      this.ended = true;
+      // What the spans read is let go (a file can hold 100,000s of traces); the run-end is ready (runEnd).
       this.columns = null;
       this.packed = new Int32Array(0);
       this.keyCache = undefined;
@@ -813,9 +810,9 @@ export class ColumnarPlan {
     return written;
   }
 
-  /** Whether every span of the trace was written, its run-end too. */
+  /** Whether the second pass has seen every span of the trace: its run-end can be written. */
   get finished(): boolean {
-    return this.ended;
+    return this.seen === this.slots;
   }
 
   private spanRecords(slot: number, step: ForeignStep, out: TraceRecord[]): boolean {
@@ -835,9 +832,10 @@ export class ColumnarPlan {
     return true;
   }
 
-  /** The run-end record, or null when the run is incomplete (run-records.ts's runEndRecord) or its end was written. */
+  /** The run-end record, or null when the run is incomplete (run-records.ts's runEndRecord) or it was given before. */
   runEnd(): TraceRecord | null {
     if (!this.ends || this.ended) return null;
+    this.ended = true;
     const run = this.run;
     return {
       type: 'run-end',

@@ -87,6 +87,19 @@ export class StreamedWrites {
   }
 
   /** Every step written: each complete run's end, and the last block, which marks the file imported. */
+  /**
+   * A run whose every span was written: its run-end now (named at line 1, as the whole import names it), so that
+   * its plan can be let go.
+   */
+  endRun(plan: ColumnarPlan): void {
+    this.noteLines(1);
+    const end = plan.runEnd();
+    if (!end) return;
+    this.pending.push(end);
+    this.pendingLines.push(1);
+    if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
+  }
+
   endRuns(plans: Iterable<ColumnarPlan>): void {
     for (const plan of plans) {
       const end = plan.runEnd();
@@ -173,9 +186,10 @@ export class StreamedWrites {
     if (writing) {
       this.stop();
     } else {
-      const problems = this.problems;
+      // Nothing of this read is stored: the earlier read's problems still describe what is, and this read's (a run
+      // id renamed while planning) would name runs that were not written. Only the cancel is added.
+      const problems = this.problems.slice(-1);
       this.problems = [];
-      // Nothing of this read is stored: the earlier read's problems still describe what is (only this one is added).
       this.db.transaction(() => insertImportErrors(this.db, problems))();
       for (const p of problems) this.allProblems.push(p);
     }
