@@ -14,8 +14,11 @@ function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, '0');
 }
 
-/** One span as OpenInference instrumentation writes it; parents form a tree 8 wide. */
-function spanJson(i: number): string {
+/**
+ * One span as OpenInference instrumentation writes it; parents form a tree 8 wide, in one trace, or with
+ * `ownTrace` each span is a trace of its own (a collector's batch of many short requests).
+ */
+function spanJson(i: number, ownTrace = false): string {
   const kind = KINDS[i % KINDS.length];
   const start = 1_700_000_000_000_000_000n + BigInt(i) * 1_000_000n;
   const attributes: { key: string; value: { stringValue?: string; intValue?: number } }[] = [
@@ -29,9 +32,9 @@ function spanJson(i: number): string {
     attributes.push({ key: 'llm.model_name', value: { stringValue: 'gpt-4o-mini' } }, { key: 'llm.token_count.prompt', value: { intValue: 100 + (i % 50) } }, { key: 'llm.token_count.completion', value: { intValue: 20 + (i % 30) } });
   }
   return JSON.stringify({
-    traceId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+    traceId: ownTrace ? hex(i + 1, 32) : 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
     spanId: hex(i + 1, 16),
-    ...(i > 0 ? { parentSpanId: hex(Math.floor((i - 1) / 8) + 1, 16) } : {}),
+    ...(i > 0 && !ownTrace ? { parentSpanId: hex(Math.floor((i - 1) / 8) + 1, 16) } : {}),
     name: `${kind.toLowerCase()}-${i % 13}`,
     kind: 1,
     startTimeUnixNano: String(start),
@@ -41,8 +44,8 @@ function spanJson(i: number): string {
   });
 }
 
-/** Writes the document a megabyte at a time; returns how many spans it holds. */
-export function writeLargeOtlp(file: string, mb: number): number {
+/** Writes the document a megabyte at a time; returns how many spans it holds. `ownTrace`: each span its own trace. */
+export function writeLargeOtlp(file: string, mb: number, ownTrace = false): number {
   const fd = fs.openSync(file, 'w');
   const target = mb * 1e6;
   let written = 0;
@@ -55,7 +58,7 @@ export function writeLargeOtlp(file: string, mb: number): number {
   let chunk: string[] = [];
   let chunkBytes = 0;
   while (written + chunkBytes < target) {
-    const s = spanJson(spans);
+    const s = spanJson(spans, ownTrace);
     chunk.push(spans === 0 ? s : ',' + s);
     chunkBytes += s.length + 1;
     spans += 1;

@@ -16,6 +16,7 @@ const only = process.argv.slice(2);
 const BENCHES: Bench[] = [
   { name: 'sdk', run: async () => (await import('./sdk-overhead')).benchSdkOverhead() },
   { name: 'import', run: () => benchImport() },
+  { name: 'many-runs', run: async () => ({ lines: (await import('./many-runs')).benchManyRuns() }) },
   { name: 'langchain-large', onlyWhenNamed: true, run: async () => ({ lines: (await import('./langchain-large-file')).benchLangChainLargeFile() }) },
   { name: 'blame', run: async () => (await import('./blame/run-blame-bench')).benchBlame() },
   { name: 'fork', run: async () => (await import('./fork-overhead')).benchFork() },
