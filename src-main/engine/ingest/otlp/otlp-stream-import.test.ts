@@ -446,6 +446,31 @@ describe('a file read again after it grew (a file exporter still writing it)', (
     }
   });
 
+  it('a read cancelled while writing keeps the earlier read\'s problems about the spans it did not reach', () => {
+    const lines = [JSON.stringify(doc([span({ id: 'c1', name: 'first', start: 1, end: 2 })]))];
+    // More spans than one turn of the write takes, the last with a field over the size cap (stored truncated, and said).
+    for (let i = 0; i < 2500; i++) lines.push(JSON.stringify(doc([span({ trace: 'e', id: (0x100 + i).toString(16), start: 10 + i, end: 11 + i })])));
+    lines.push(JSON.stringify(doc([span({ trace: 'f', id: 'f1', start: 5000, end: 5001, attrs: { 'output.value': 'x'.repeat(1_100_000) } })])));
+    const file = write('cancel-writing.jsonl', `${lines.join('\n')}\n`);
+    const db = openDatabase(path.join(dir, 'cancel-writing.db'));
+    const fd = fs.openSync(file, 'r');
+    const problems = () => (db.prepare('SELECT line, message FROM import_errors ORDER BY line').all() as { line: number; message: string }[]).map((p) => `${p.line}: ${p.message}`);
+    try {
+      importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', []);
+      const truncated = problems().filter((p) => p.startsWith(`${lines.length}: `));
+      expect(truncated.join('\n')).toMatch(/truncat/);
+      // Read again (as after the file changed), cancelled once the write has committed a block.
+      const stop = new AbortController();
+      importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', [], { signal: stop.signal, onProgress: (p) => p.phase === 'write' && p.bytesDone > 0 && stop.abort() });
+      const after = problems();
+      expect(after.join('\n')).toMatch(/import cancelled at byte \d+ of \d+ \([1-9]\d* step\(s\) stored\)/);
+      expect(after).toEqual(expect.arrayContaining(truncated));
+    } finally {
+      fs.closeSync(fd);
+      db.close();
+    }
+  });
+
   const ROOT_SPAN = span({ id: 'b1', name: 'root', start: 10, end: 100 });
   const CHILD = span({ id: 'b2', parent: 'b1', name: 'child', start: 20, end: 30 });
   /** Imports `first`, then the file as `then` says it is now, as the watcher would; the store after both. */

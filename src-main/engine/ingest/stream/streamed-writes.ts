@@ -11,7 +11,7 @@ import type { ImportError } from '../../../../src-shared/model';
 import type { TraceRecord } from '../../../../src-shared/trace-format';
 import type { Db } from '../../store/open-database';
 import { createRecordWriter, runIdsOf, touchRuns, type RecordWriter } from '../../store/write-records';
-import { dropStaleSyntheticSteps, forgetFileProblems, insertImportErrors, noteSyntheticSteps, saveFileState, settleForeignRuns } from '../../store/import-files';
+import { dropStaleSyntheticSteps, forgetFileProblems, importErrorsOf, insertImportErrors, noteSyntheticSteps, saveFileState, settleForeignRuns } from '../../store/import-files';
 import { collisionMessage, createRunIdResolver, type RunIdResolver } from '../../store/run-id-collisions';
 import { tallyWellFormed, wellFormedMessages, type WellFormedTally } from '../native/well-formed-text';
 import { finish, isDatabaseFault, truncationMessage, type FileImportResult } from '../import-result';
@@ -44,6 +44,8 @@ export class StreamedWrites {
   private runIds: RunIdResolver | null = null;
   /** Whether the earlier read's problems are gone (with this read's first write: this read says them again). */
   private problemsReplaced = false;
+  /** Those problems, for a read that stops before its end (stop). */
+  private earlierProblems: ImportError[] | null = null;
   /** The synthetic-looking step ids this read stored, by run (dropStaleSyntheticSteps). */
   private readonly syntheticWritten = new Map<string, Set<string>>();
 
@@ -167,9 +169,16 @@ export class StreamedWrites {
     for (const p of problems) this.allProblems.push(p);
   }
 
-  /** Ends an import that stops early (cancelled, or its file changed): what was mapped is committed, and said. */
+  /**
+   * Ends an import that stops early (cancelled, or its file changed): what was mapped is committed, and said. The
+   * earlier read's problems about lines go back: the rows of the blocks this read did not reach stand as that read
+   * stored them (a field it truncated, a span it named), and the file is read again later, which replaces them all.
+   * Its line-0 problems (an earlier cancel) are not put back: this stop says its own.
+   */
   stop(): void {
     this.commit(false, true);
+    const earlier = this.earlierProblems?.filter((p) => p.line > 0);
+    if (earlier?.length) this.db.transaction(() => insertImportErrors(this.db, earlier))();
   }
 
   /**
@@ -198,6 +207,7 @@ export class StreamedWrites {
   /** The file's earlier problems go with this read's first write (inside its transaction). */
   private replaceProblems(): void {
     if (this.problemsReplaced) return;
+    this.earlierProblems = importErrorsOf(this.db, this.file);
     forgetFileProblems(this.db, this.file);
     this.problemsReplaced = true;
   }
