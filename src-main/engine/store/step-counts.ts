@@ -40,14 +40,26 @@ export function catchUpStepCounts(db: Db, now = Date.now()): void {
  * transaction.
  */
 export function storeStepCounts(db: Db, runIds: Iterable<string>): void {
-  // One statement per run reads its count and its version together.
+  // Each run's count and version are read together; STEP_COUNT_RUNS runs a statement (as JSON, json_each): one
+  // statement a run was 3× slower for a file of 26,000 one-span traces.
   const store = db.prepare(
     `INSERT INTO run_step_counts (run_id, version, steps)
-     SELECT run_id, updated_at, (SELECT COUNT(*) FROM steps WHERE run_id = @run_id) FROM runs WHERE run_id = @run_id
+     SELECT r.run_id, r.updated_at, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) FROM json_each(?) j JOIN runs r ON r.run_id = j.value WHERE true
      ON CONFLICT(run_id) DO UPDATE SET version = excluded.version, steps = excluded.steps`,
   );
-  for (const id of runIds) store.run({ run_id: id });
+  let batch: string[] = [];
+  for (const id of runIds) {
+    batch.push(id);
+    if (batch.length === STEP_COUNT_RUNS) {
+      store.run(JSON.stringify(batch));
+      batch = [];
+    }
+  }
+  if (batch.length) store.run(JSON.stringify(batch));
 }
+
+/** Run ids a step-count statement takes. */
+const STEP_COUNT_RUNS = 10_000;
 
 /** The count statement of each connection, prepared once: the text index's catch-up asks it for every run it looks at. */
 const countStatements = new WeakMap<ReadableDb, ReturnType<ReadableDb['prepare']>>();

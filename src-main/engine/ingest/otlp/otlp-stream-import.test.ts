@@ -611,6 +611,23 @@ describe('what only the streaming import does', () => {
     expect(r.problems).toEqual([]);
   });
 
+  it('a run id with an unpaired surrogate is settled and counted under the id it is stored as', () => {
+    // The run id (a Traceback export's) is made well-formed before it is stored; the end of the import must find it.
+    const text = JSON.stringify(doc([span({ id: '1', name: 'root', start: 1, end: 9 }), span({ id: '2', parent: '1', start: 2, end: 0 })], { 'traceback.run_id': 'run-\ud800-x' }));
+    const file = write('surrogate-run-id.json', text);
+    const db = openDatabase(path.join(dir, 'surrogate.db'));
+    const fd = fs.openSync(file, 'r');
+    try {
+      importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', []);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const run = db.prepare('SELECT r.run_id, r.status, c.steps FROM runs r LEFT JOIN run_step_counts c USING (run_id)').get();
+    db.close();
+    // A step that never ended: the run is incomplete, not left "running"; its two steps are counted.
+    expect(run).toEqual({ run_id: 'run-\ufffd-x', status: 'incomplete', steps: 2 });
+  });
+
   it('importing the same file twice stores the same rows once', () => {
     const file = write('twice.json', JSON.stringify(doc(RULES_SPANS)));
     const db = openDatabase(path.join(dir, 'twice.db'));

@@ -124,10 +124,10 @@ export class StreamedWrites {
     this.pendingLines = [];
     const problems = this.problems;
     this.problems = [];
-    // The runs of this block (the writer's own list holds every run it wrote: read after each block, it made a file
-    // of 100,000 one-span traces quadratic).
-    for (const r of records) this.touched.add(r.run_id);
     tallyWellFormed(records, this.wellFormed);
+    // The runs of this block, their ids as stored (made well-formed above). The writer's own list holds every run it
+    // wrote: read after each block, it made a file of 100,000 one-span traces quadratic.
+    for (const r of records) this.touched.add(r.run_id);
     noteSyntheticSteps(records, this.syntheticWritten);
     if (stopping) for (const message of wellFormedMessages(this.wellFormed)) problems.push({ file, line: 1, level: 'warning', message });
     const apply = (w: RecordWriter, batch: TraceRecord[], first: number) =>
