@@ -275,7 +275,9 @@ export class TraceColumns {
       };
       return this.joined;
     }
-    // The trace's rows among other traces': gathered (the ids still read `rowOf` while the trace is planned).
+    // The trace's rows among other traces': gathered (the ids still read `rowOf` while the trace is planned). The
+    // shared rows stay until every trace is planned, so a big trace beside others holds its numbers twice meanwhile
+    // (~57 bytes a span: 36 MB for 630,000 spans).
     const rowOf = this.rowOf.copy();
     const n = rowOf.length;
     const flags = gather(r.flags, rowOf, new Uint8Array(n));
