@@ -22,7 +22,7 @@ import { stepErrorLines } from '../foreign/upstream-errors';
 // The rules' constants and key escaping come from the whole-run planner, so the two cannot drift apart.
 import { keySegment, MAX_KEY_CHARS, stepEndRecord } from '../foreign/run-records';
 import type { StringTable } from '../../text/string-table';
-import { i32, type Column } from './typed-column';
+import { i32, type Column, type Typed } from './typed-column';
 import { IdSlots, packable, SpanRows, unpack } from './span-rows';
 
 
@@ -159,12 +159,6 @@ interface StartOrder {
   unique: number[];
 }
 
-/** The values of `rows` (row numbers in `column`), into `out`. */
-function gather<T extends Float64Array | Int32Array | Uint8Array>(column: Column<T>, rows: Int32Array, out: T): T {
-  for (let i = 0; i < rows.length; i++) out[i] = column.get(rows[i]);
-  return out;
-}
-
 /** Columns of a trace, joined at planning. */
 interface Joined {
   name: Int32Array;
@@ -256,47 +250,34 @@ export class TraceColumns {
   private join(): Joined {
     if (this.joined) return this.joined;
     const r = this.rows;
-    if (this.count === r.length) {
-      // Every row is this trace's, in slot order (one trace, or rows of its own): taken whole, each column let
-      // go as it is copied, so a 630,000-span trace does not hold two copies.
-      this.joined = {
-        name: r.name.take(),
-        flags: r.flags.take(),
-        start: r.start.take(),
-        end: r.end.take(),
-        line: r.line.take(),
-        at: [r.at[0].take(), r.at[1].take(), r.at[2].take()],
-        parentHi: r.parentHi.take(),
-        parentLo: r.parentLo.take(),
-        inputTokens: r.inputTokens.take(),
-        outputTokens: r.outputTokens.take(),
-        inputDigest: r.inputDigest.take(),
-        outputDigest: r.outputDigest.take(),
-      };
-      return this.joined;
+    // Every row this trace's, in slot order (one trace, or rows of its own): each column is taken whole and let go as
+    // it is copied, so a 630,000-span trace does not hold two copies. Among other traces' rows, the trace's are
+    // picked (the ids still read `rowOf` while the trace is planned); the shared rows stay until every trace is
+    // planned, so a big trace beside others holds its numbers twice meanwhile (~57 bytes a span: 36 MB for 630,000).
+    const rowOf = this.count === r.length ? null : this.rowOf.copy();
+    const flags = rowOf ? r.flags.pick(rowOf) : r.flags.take();
+    // The model-call columns hold calls only: the rows of this trace's calls, in slot order.
+    let callRows: Int32Array | null = null;
+    if (rowOf) {
+      const calls: number[] = [];
+      for (let s = 0; s < rowOf.length; s++) if (flags[s] & LLM) calls.push(r.callOf.get(rowOf[s]));
+      callRows = Int32Array.from(calls);
     }
-    // The trace's rows among other traces': gathered (the ids still read `rowOf` while the trace is planned). The
-    // shared rows stay until every trace is planned, so a big trace beside others holds its numbers twice meanwhile
-    // (~57 bytes a span: 36 MB for 630,000 spans).
-    const rowOf = this.rowOf.copy();
-    const n = rowOf.length;
-    const flags = gather(r.flags, rowOf, new Uint8Array(n));
-    const calls: number[] = [];
-    for (let s = 0; s < n; s++) if (flags[s] & LLM) calls.push(r.callOf.get(rowOf[s]));
-    const callRows = Int32Array.from(calls);
+    const bySlot = <T extends Typed>(c: Column<T>): T => (rowOf ? c.pick(rowOf) : c.take());
+    const byCall = <T extends Typed>(c: Column<T>): T => (callRows ? c.pick(callRows) : c.take());
     this.joined = {
-      name: gather(r.name, rowOf, new Int32Array(n)),
+      name: bySlot(r.name),
       flags,
-      start: gather(r.start, rowOf, new Float64Array(n)),
-      end: gather(r.end, rowOf, new Float64Array(n)),
-      line: gather(r.line, rowOf, new Int32Array(n)),
-      at: [gather(r.at[0], rowOf, new Int32Array(n)), gather(r.at[1], rowOf, new Int32Array(n)), gather(r.at[2], rowOf, new Int32Array(n))],
-      parentHi: gather(r.parentHi, rowOf, new Int32Array(n)),
-      parentLo: gather(r.parentLo, rowOf, new Int32Array(n)),
-      inputTokens: gather(r.inputTokens, callRows, new Float64Array(callRows.length)),
-      outputTokens: gather(r.outputTokens, callRows, new Float64Array(callRows.length)),
-      inputDigest: gather(r.inputDigest, callRows, new Float64Array(callRows.length)),
-      outputDigest: gather(r.outputDigest, callRows, new Float64Array(callRows.length)),
+      start: bySlot(r.start),
+      end: bySlot(r.end),
+      line: bySlot(r.line),
+      at: [bySlot(r.at[0]), bySlot(r.at[1]), bySlot(r.at[2])],
+      parentHi: bySlot(r.parentHi),
+      parentLo: bySlot(r.parentLo),
+      inputTokens: byCall(r.inputTokens),
+      outputTokens: byCall(r.outputTokens),
+      inputDigest: byCall(r.inputDigest),
+      outputDigest: byCall(r.outputDigest),
     };
     return this.joined;
   }

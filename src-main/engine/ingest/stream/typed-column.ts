@@ -18,7 +18,7 @@ const CHUNK_BITS = 16;
 /** Values of a column's first allocation. */
 const FIRST_CHUNK = 8;
 
-type Typed = Float64Array | Int32Array | Uint8Array;
+export type Typed = Float64Array | Int32Array | Uint8Array;
 
 export class Column<T extends Typed> {
   private chunks: T[] = [];
@@ -47,6 +47,13 @@ export class Column<T extends Typed> {
   copy(): T {
     const out = this.make(this.length);
     this.chunks.forEach((chunk, i) => out.set(chunk.subarray(0, Math.min(CHUNK, this.length - i * CHUNK)), i * CHUNK));
+    return out;
+  }
+
+  /** The values at `indices`, in that order, in one array (the column kept). */
+  pick(indices: Int32Array): T {
+    const out = this.make(indices.length);
+    for (let i = 0; i < indices.length; i++) out[i] = this.get(indices[i]);
     return out;
   }
 
