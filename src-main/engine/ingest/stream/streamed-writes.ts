@@ -88,7 +88,6 @@ export class StreamedWrites {
     while (lines.length < this.pending.length) lines.push(line > 0 ? line : 1);
   }
 
-  /** Every step written: each complete run's end, and the last block, which marks the file imported. */
   /**
    * A run whose every span was written: its run-end now (named at line 1, as the whole import names it), so that
    * its plan can be let go.
@@ -102,11 +101,9 @@ export class StreamedWrites {
     if (this.pending.length >= BLOCK_RECORDS) this.commit(false);
   }
 
+  /** Every step written: the end of each complete run not ended yet, and the last block, which marks the file imported. */
   endRuns(plans: Iterable<ColumnarPlan>): void {
-    for (const plan of plans) {
-      const end = plan.runEnd();
-      if (end) this.pending.push(end);
-    }
+    for (const plan of plans) this.endRun(plan);
     this.commit(true);
   }
 
