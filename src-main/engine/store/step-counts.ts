@@ -5,6 +5,7 @@
  */
 import type { Db, ReadableDb } from './open-database';
 import { readMark, versionStamp, writeMark } from './catch-up-marks';
+import { statement } from './statement-cache';
 
 /** Runs changed since the mark whose count is missing or older (through runs_by_update: checked in the tests). */
 export const CHANGED_RUNS_SQL = `SELECT r.run_id, r.updated_at FROM runs r LEFT JOIN run_step_counts c ON c.run_id = r.run_id
@@ -61,12 +62,7 @@ export function storeStepCounts(db: Db, runIds: Iterable<string>): void {
 /** Run ids a step-count statement takes. */
 const STEP_COUNT_RUNS = 10_000;
 
-/** The count statement of each connection, prepared once: the text index's catch-up asks it for every run it looks at. */
-const countStatements = new WeakMap<ReadableDb, ReturnType<ReadableDb['prepare']>>();
-
-/** How many steps a run has (by its full id), without reading them. */
+/** How many steps a run has (by its full id), without reading them (the text index's catch-up asks it for every run it looks at). */
 export function countSteps(db: ReadableDb, runId: string): number {
-  let count = countStatements.get(db);
-  if (!count) countStatements.set(db, (count = db.prepare('SELECT COUNT(*) FROM steps WHERE run_id = ?').pluck()));
-  return count.get(runId) as number;
+  return statement(db, 'SELECT COUNT(*) FROM steps WHERE run_id = ?', 'pluck').get(runId) as number;
 }
