@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importForeign } from '../import-foreign';
 import { importLangChainStreaming } from './run-tree-stream-import';
-import { importedBy, type Imported, type Importer } from '../../../../test/support/langchain-imports';
+import { importedBy, type Imported, type Importer } from '../../../../test/support/imported-rows';
 
 let dir: string;
 beforeEach(() => {
@@ -33,7 +33,7 @@ const viaEngine: Importer = (db, fd, file, size, format, errors) => importForeig
 function cutImport(bytes: Buffer, importer: Importer): Imported {
   const file = path.join(dir, 'runs.json');
   fs.writeFileSync(file, bytes);
-  return importedBy(file, importer, path.join(dir, 'runs.db'));
+  return importedBy(file, importer, path.join(dir, 'runs.db'), 'langchain');
 }
 
 /** The file's bytes up to `k` bytes into the last `character` of the last trace. */

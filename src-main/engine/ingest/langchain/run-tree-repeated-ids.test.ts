@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectStreamedSameAsWhole, type Imported } from '../../../../test/support/langchain-imports';
+import { expectStreamedSameAsWhole } from '../../../../test/support/langchain-imports';
+import type { Imported } from '../../../../test/support/imported-rows';
 
 let dir: string;
 beforeEach(() => {

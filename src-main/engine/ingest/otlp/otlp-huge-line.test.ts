@@ -8,8 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ImportError } from '../../../../src-shared/model';
-import { openDatabase } from '../../store/open-database';
+import { importedBy, type Imported, type Importer } from '../../../../test/support/imported-rows';
 import { isJsonLines } from './otlp-span-stream';
 import { importOtlpStreaming, type StreamImportOptions } from './otlp-stream-import';
 
@@ -22,28 +21,14 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-interface Stored {
-  runs: unknown[];
-  steps: unknown[];
-  problems: string[];
-}
+type Stored = Imported;
 
 let dbCount = 0;
-/** What a user could see of the streamed import: rows of runs and steps (but the import clock), and the problems. */
+/** What a user could see of the streamed import: rows of runs and steps (but the import clock), and the problems, sorted. */
 function stored(file: string, opts: StreamImportOptions): Stored {
-  const db = openDatabase(path.join(dir, `import-${dbCount++}.db`));
-  const fd = fs.openSync(file, 'r');
-  const errors: ImportError[] = [];
-  try {
-    importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', errors, opts);
-  } finally {
-    fs.closeSync(fd);
-  }
-  const runs = (db.prepare('SELECT * FROM runs ORDER BY run_id').all() as Record<string, unknown>[]).map(({ imported_at: _i, updated_at: _u, ...rest }) => rest);
-  const steps = db.prepare('SELECT * FROM steps ORDER BY run_id, idx, step_id').all();
-  const problems = errors.map((e) => `${e.level} line ${e.line}: ${e.message}`).sort();
-  db.close();
-  return { runs, steps, problems };
+  const streamed: Importer = (db, fd, name, size, format, errors) => importOtlpStreaming(db, fd, name, size, format, errors, opts);
+  const r = importedBy(file, streamed, path.join(dir, `import-${dbCount++}.db`), 'otlp');
+  return { ...r, problems: r.problems.sort() };
 }
 
 /** Both ways a file is streamed: read once (its mapped steps kept for the write) and read twice. */

@@ -21,6 +21,7 @@ import { foldRecords } from '../native/fold-records';
 import { syntheticRunRecords } from '../../../../test/support/synthetic-trace';
 import { importOtlpStreaming, importOtlpStreamingAsync } from './otlp-stream-import';
 import { expectCancelledImportFinishedLater } from '../../../../test/support/streamed-import';
+import { importedBy, type Imported, type Importer } from '../../../../test/support/imported-rows';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 let dir: string;
@@ -29,29 +30,16 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-type Importer = (db: Db, fd: number, file: string, size: number, format: string, errors: ImportError[]) => unknown;
-
 /** Everything a user could see of an import: rows of runs and steps (but the import clock), and the problems, as sorted text. */
-function stored(file: string, importer: Importer, dbName: string): { runs: unknown[]; steps: unknown[]; problems: string[] } {
-  const db = openDatabase(path.join(dir, dbName));
-  const fd = fs.openSync(file, 'r');
-  const errors: ImportError[] = [];
-  try {
-    importer(db, fd, file, fs.fstatSync(fd).size, 'otlp', errors);
-  } finally {
-    fs.closeSync(fd);
-  }
-  const runs = (db.prepare('SELECT * FROM runs ORDER BY run_id').all() as Record<string, unknown>[]).map(({ imported_at: _i, updated_at: _u, ...rest }) => rest);
-  const steps = db.prepare('SELECT * FROM steps ORDER BY run_id, idx, step_id').all();
-  const problems = errors.map((e) => `${e.level} line ${e.line}: ${e.message}`).sort();
-  db.close();
-  return { runs, steps, problems };
+function stored(file: string, importer: Importer, dbName: string): Imported {
+  const r = importedBy(file, importer, path.join(dir, dbName), 'otlp');
+  return { ...r, problems: r.problems.sort() };
 }
 
 /** The streamed import forced to read the file twice, as files over the one-pass budget are. */
 const twoPasses: Importer = (db, fd, file, size, format, errors) => importOtlpStreaming(db, fd, file, size, format, errors, { onePassMaxBytes: 0 });
 
-function expectSameAsWhole(file: string): { runs: unknown[]; steps: unknown[]; problems: string[] } {
+function expectSameAsWhole(file: string): Imported {
   const whole = stored(file, importWhole, 'whole.db');
   // Called directly, not through importForeign: a document the reader gave up on would fail here, not fall back.
   // Both ways a file is streamed: read once (its mapped steps kept for the write) and read twice.
@@ -422,6 +410,9 @@ describe('JSON Lines or one document: the streamed import decides as the whole i
 });
 
 describe('a file read again after it grew (a file exporter still writing it)', () => {
+  /** The problems stored for the file, `line: message`, by line. */
+  const storedProblems = (db: Db) => (db.prepare('SELECT line, message FROM import_errors ORDER BY line').all() as { line: number; message: string }[]).map((p) => `${p.line}: ${p.message}`);
+
   it('a read cancelled before it stored anything keeps the problems of the read before it', () => {
     const lines = [JSON.stringify(doc([span({ id: 'c1', name: 'first', start: 1, end: 2 })])), '{"broken'];
     // More spans than one turn of the first pass reads, so the cancel comes before any is written.
@@ -429,7 +420,7 @@ describe('a file read again after it grew (a file exporter still writing it)', (
     const file = write('cancel-early.jsonl', `${lines.join('\n')}\n`);
     const db = openDatabase(path.join(dir, 'cancel-early.db'));
     const fd = fs.openSync(file, 'r');
-    const problems = () => (db.prepare('SELECT line, message FROM import_errors ORDER BY line').all() as { line: number; message: string }[]).map((p) => `${p.line}: ${p.message}`);
+    const problems = () => storedProblems(db);
     try {
       importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', []);
       const before = problems();
@@ -454,7 +445,7 @@ describe('a file read again after it grew (a file exporter still writing it)', (
     const file = write('cancel-writing.jsonl', `${lines.join('\n')}\n`);
     const db = openDatabase(path.join(dir, 'cancel-writing.db'));
     const fd = fs.openSync(file, 'r');
-    const problems = () => (db.prepare('SELECT line, message FROM import_errors ORDER BY line').all() as { line: number; message: string }[]).map((p) => `${p.line}: ${p.message}`);
+    const problems = () => storedProblems(db);
     try {
       importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', []);
       const truncated = problems().filter((p) => p.startsWith(`${lines.length}: `));
