@@ -35,6 +35,8 @@ export class MalformedJson extends Error {
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const NEWLINE = 0x0a;
+/** A line walked as a document (stopAtNewline) that ends inside a value. */
+const LINE_ENDS_INSIDE = 'the line ends inside a value';
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === NEWLINE || c === 0x0d || c === 0x09;
@@ -196,14 +198,14 @@ export class JsonByteReader {
     const c = this.peek();
     if (c !== QUOTE) throw c === -1 ? new TruncatedJson(this.offset) : new MalformedJson(this.offset, 'expected a key');
     this.keep = this.pos;
+    let raw: string;
     try {
       this.skipString();
-    } catch (err) {
+      raw = this.buf.toString('utf8', this.keep + 1, this.pos - 1);
+    } finally {
+      // Let go also when the string breaks: the reader may go on (the next line).
       this.keep = -1;
-      throw err;
     }
-    const raw = this.buf.toString('utf8', this.keep + 1, this.pos - 1);
-    this.keep = -1;
     return raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
   }
 
@@ -239,7 +241,7 @@ export class JsonByteReader {
     const at = this.buf.subarray(from, to).indexOf(NEWLINE);
     if (at !== -1) {
       this.pos = from + at;
-      throw new MalformedJson(this.offset, 'the line ends inside a value');
+      throw new MalformedJson(this.offset, LINE_ENDS_INSIDE);
     }
   }
 
@@ -265,7 +267,7 @@ export class JsonByteReader {
         this.skipString();
         continue;
       }
-      if (d === NEWLINE && this.stopAtNewline) throw new MalformedJson(this.offset, 'the line ends inside a value');
+      if (d === NEWLINE && this.stopAtNewline) throw new MalformedJson(this.offset, LINE_ENDS_INSIDE);
       this.pos += 1;
       if (d === 0x7b || d === 0x5b) depth += 1;
       else if ((d === 0x7d || d === 0x5d) && --depth === 0) return;
@@ -412,14 +414,11 @@ export class JsonByteReader {
     const offset = this.base + start;
     try {
       this.skipValue();
-    } catch (err) {
-      // The reader goes on after a broken value (the next line): what it held for this one is let go.
+      return { text: this.buf.toString('utf8', this.keep, this.pos), offset };
+    } finally {
+      // Let go also when the value breaks: the reader may go on (the next line).
       this.keep = -1;
-      throw err;
     }
-    const text = this.buf.toString('utf8', this.keep, this.pos);
-    this.keep = -1;
-    return { text, offset };
   }
 
   /**
