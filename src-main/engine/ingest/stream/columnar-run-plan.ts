@@ -23,7 +23,7 @@ import { stepErrorLines } from '../foreign/upstream-errors';
 import { keySegment, MAX_KEY_CHARS, stepEndRecord } from '../foreign/run-records';
 import type { StringTable } from '../../text/string-table';
 import { i32, type Column, type Typed } from './typed-column';
-import { IdSlots, packable, SpanRows, unpack } from './span-rows';
+import { highHalf, IdSlots, lowHalf, packable, SpanRows, unpack } from './span-rows';
 
 
 /**
@@ -214,8 +214,8 @@ export class TraceColumns {
     const first = this.ids.add(step.id);
     const p = step.parentId;
     if (p !== null && packable(p)) {
-      rows.parentHi.push(parseInt(p.slice(0, 8), 16) | 0);
-      rows.parentLo.push(parseInt(p.slice(8), 16) | 0);
+      rows.parentHi.push(highHalf(p));
+      rows.parentLo.push(lowHalf(p));
     } else {
       rows.parentHi.push(0);
       rows.parentLo.push(0);

@@ -42,6 +42,15 @@ export function packable(id: string): boolean {
   return id.length === 16 && id !== ZERO_ID && PACKABLE_ID.test(id);
 }
 
+/** A packable id's two 32-bit halves (unpack's inverse). */
+export function highHalf(id: string): number {
+  return parseInt(id.slice(0, 8), 16) | 0;
+}
+
+export function lowHalf(id: string): number {
+  return parseInt(id.slice(8), 16) | 0;
+}
+
 export function unpack(hi: number, lo: number): string {
   return (hi >>> 0).toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0');
 }
@@ -90,8 +99,8 @@ export class IdSlots {
       this.textSlots.set(id, s);
       return true;
     }
-    const hi = parseInt(id.slice(0, 8), 16) | 0;
-    const lo = parseInt(id.slice(8), 16) | 0;
+    const hi = highHalf(id);
+    const lo = lowHalf(id);
     this.rows.idHi.push(hi);
     this.rows.idLo.push(lo);
     if (this.findPacked(hi, lo) !== -1) return false;
@@ -109,7 +118,7 @@ export class IdSlots {
   /** The slot of an id's first copy, or -1. */
   slotOf(id: string): number {
     if (!packable(id)) return this.textSlots?.get(id) ?? -1;
-    return this.findPacked(parseInt(id.slice(0, 8), 16) | 0, parseInt(id.slice(8), 16) | 0);
+    return this.findPacked(highHalf(id), lowHalf(id));
   }
 
   idOf(s: number): string {
