@@ -375,7 +375,7 @@ class LangChainStreamImport implements StreamedImportJob {
     }
     const stepId = (i: number) => this.stepId[steps[i]];
     const stepParent = (i: number) => (this.stepParent[steps[i]] === NO_TEXT ? null : this.stepParent[steps[i]]);
-    const renamedTraces = this.renameCopies(steps, at);
+    const renamedTraces = this.renameCopies(steps, at, stepId, stepParent);
     const recordedTrace = (i: number) => {
       const k = renamedTraces.get(i) ?? s.recordedTrace.get(at[steps[i]]);
       return k === NO_TEXT ? undefined : k;
@@ -432,9 +432,10 @@ class LangChainStreamImport implements StreamedImportJob {
   /**
    * Copies of a run id in other trees given ids of their own (repeated-run-ids.ts, as the whole parser does), their
    * children following them, each named at the line its run starts on. Returns the renamed roots' new traces, by
-   * step. `steps`: opening numbers of the steps, in file order; `at`: where each object is in the scan's columns.
+   * step. `steps`: opening numbers of the steps, in file order; `at`: where each object is in the scan's columns;
+   * `stepId`, `stepParent`: a step's id and parent (null for none) by its index in `steps`, as they stand now.
    */
-  private renameCopies(steps: Int32Array, at: Int32Array): Map<number, number> {
+  private renameCopies(steps: Int32Array, at: Int32Array, stepId: (i: number) => number, stepParent: (i: number) => number | null): Map<number, number> {
     const s = this.scan!;
     const text = this.text;
     // Built only when an id is repeated (the renaming asks for them only then).
@@ -466,8 +467,8 @@ class LangChainStreamImport implements StreamedImportJob {
     const copies = renameRepeatedIds<number>(
       {
         count: steps.length,
-        id: (i) => this.stepId[steps[i]],
-        parent: (i) => (this.stepParent[steps[i]] === NO_TEXT ? null : this.stepParent[steps[i]]),
+        id: stepId,
+        parent: stepParent,
         recordedTrace: (i) => (s.recordedTrace.get(at[steps[i]]) === NO_TEXT ? undefined : s.recordedTrace.get(at[steps[i]])),
         nestedIn,
       },
