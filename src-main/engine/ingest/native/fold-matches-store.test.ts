@@ -50,7 +50,7 @@ describe('the in-memory fold and the SQLite store agree', () => {
     const starts = long.filter((r) => r.type !== 'step-end');
     const ends = long.filter((r) => r.type === 'step-end');
     const folded = foldRecords(long, { now: NOW })[0];
-    // Ends split across two blocks, the first holding some steps of a 16-row chunk already stored.
+    // Ends split across two blocks, the second block's first 32-row chunk meeting steps stored already.
     const stored = viaStore([starts.slice(0, 30), [...ends.slice(0, 10), ...starts.slice(30)], ends.slice(10)]);
     expect(stored.steps).toHaveLength(53);
     expect(stored.steps).toEqual(folded.steps);
