@@ -8,6 +8,7 @@
  */
 import type { Json } from '../../../src-shared/trace-format';
 import { BEARER, DEFAULT_SECRET_PATTERNS, DEFAULT_SENSITIVE_KEY, REDACTED } from '../../../src-shared/secret-shapes';
+import { setOwn } from '../../../src-shared/own-property';
 
 const SECRET_SHAPES: RegExp[] = [...DEFAULT_SECRET_PATTERNS, BEARER];
 
@@ -42,8 +43,8 @@ export function outgoingRedactor(userPatterns: string[], userKeys: string[]): Ou
       for (const [k, v] of Object.entries(value)) {
         if ((DEFAULT_SENSITIVE_KEY.test(k) || keys.has(k.toLowerCase())) && v !== null && v !== '') {
           replaced++;
-          out[k] = REDACTED;
-        } else out[text(k)] = json(v) as Json;
+          setOwn(out, k, REDACTED);
+        } else setOwn(out, text(k), json(v) as Json);
       }
       return out;
     }

@@ -6,6 +6,7 @@
  * failing its whole block.
  */
 import type { Json } from '../../../src-shared/trace-format';
+import { setOwn } from '../../../src-shared/own-property';
 
 /** Largest JSON text stored for one field (input, output, metadata...). */
 const MAX_FIELD_CHARS = 1_000_000;
@@ -81,7 +82,7 @@ function limitDepth(value: unknown, max: number): { value: unknown; dropped: num
           stack.push({ from: v, to: out, depth: depth + 1 });
         }
       } else out = v;
-      (to as Record<string | number, unknown>)[k] = out;
+      setOwn(to as Record<string, unknown>, k as string, out);
     }
   }
   return { value: root, dropped };

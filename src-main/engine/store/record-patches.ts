@@ -8,6 +8,7 @@
  */
 import type { TraceRecord } from '../../../src-shared/trace-format';
 import { storedJson } from './field-limits';
+import { setOwn } from '../../../src-shared/own-property';
 
 export interface RunPatch {
   run_id: string;
@@ -80,7 +81,7 @@ function extraOf(record: TraceRecord): string | undefined {
   const known = KNOWN[record.type];
   let extra: Record<string, unknown> | undefined;
   for (const k in record) {
-    if (!known.has(k)) (extra ??= {})[k] = (record as unknown as Record<string, unknown>)[k];
+    if (!known.has(k)) setOwn((extra ??= {}), k, (record as unknown as Record<string, unknown>)[k]);
   }
   return extra ? storedJson(extra).text ?? undefined : undefined;
 }

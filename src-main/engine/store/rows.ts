@@ -4,6 +4,7 @@
  */
 import type { Run, RunStatus, Score, Step } from '../../../src-shared/model';
 import type { RunPatch, StepPatch } from './record-patches';
+import { setOwn } from '../../../src-shared/own-property';
 
 export interface RunRow {
   run_id: string;
@@ -77,7 +78,7 @@ function mergePatch(target: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    else setOwn(out, k, mergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v));
   }
   return out;
 }

@@ -7,6 +7,7 @@
  * and back to the parts format for export.
  */
 import type { Json } from '../../../../src-shared/trace-format';
+import { setOwn } from '../../../../src-shared/own-property';
 
 interface ToolCall {
   id?: string;
@@ -159,7 +160,7 @@ export function messagesFromOpenInference(attributes: Record<string, Json>, pref
     const field = rest.slice(dot + 1).replace(/^message\./, '');
     let entry = byIndex.get(n);
     if (!entry) byIndex.set(n, (entry = {}));
-    entry[field] = value;
+    setOwn(entry, field, value);
   }
   if (byIndex.size === 0) return null;
   return [...byIndex.entries()]
@@ -181,7 +182,7 @@ export function messagesFromOpenInference(attributes: Record<string, Json>, pref
         const m = /^tool_calls\.(\d+)\.tool_call\.(.+)$/.exec(k);
         if (!m) continue;
         const c = calls.get(Number(m[1])) ?? {};
-        c[m[2]] = v;
+        setOwn(c, m[2], v);
         calls.set(Number(m[1]), c);
       }
       if (calls.size) {
@@ -204,7 +205,7 @@ export function messagesFromIndexedAttributes(attributes: Record<string, Json>, 
     const m = key.startsWith(head) ? /^(\d+)\.(.+)$/.exec(key.slice(head.length)) : null;
     if (!m) continue;
     const entry = byIndex.get(Number(m[1])) ?? {};
-    entry[m[2]] = value;
+    setOwn(entry, m[2], value);
     byIndex.set(Number(m[1]), entry);
   }
   if (byIndex.size === 0) return null;
@@ -220,7 +221,7 @@ export function messagesFromIndexedAttributes(attributes: Record<string, Json>, 
         const m = /^tool_calls\.(\d+)\.(.+)$/.exec(k);
         if (!m) continue;
         const c = calls.get(Number(m[1])) ?? {};
-        c[m[2]] = v;
+        setOwn(c, m[2], v);
         calls.set(Number(m[1]), c);
       }
       if (calls.size) message.tool_calls = [...calls.values()].map((c) => toolCall(c.id, c.name, c.arguments));
@@ -287,7 +288,7 @@ export function simplifyLangChain(value: Json, depth = 0): Json {
   }
   if (typeof value.pageContent === 'string') return documentJson(value);
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) out[k] = simplifyLangChain(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, simplifyLangChain(v, depth + 1));
   return out;
 }
 

@@ -12,6 +12,7 @@ import { assignTraces, childPath, rootStep, sortRunSteps, tieOrderOf, topPath, t
 import { documentErrorIssue, firstJsonSyntaxError, valueLinesAt } from '../foreign/json-text-places';
 import { usableTimeMs } from '../../../../src-shared/usable-time';
 import { renamedCopyIssue, renameRepeatedIds } from './repeated-run-ids';
+import { assignOwn, setOwn } from '../../../../src-shared/own-property';
 
 export type LcRun = Record<string, Json>;
 
@@ -129,10 +130,10 @@ export function toStep(run: LcRun, parentId: string | null, path: string, line: 
   const startMetadata: Record<string, Json> = { run_type: runType };
   const endMetadata: Record<string, Json> = {};
   const extra = isObject(run.extra) ? run.extra : {};
-  if (isObject(extra.metadata)) Object.assign(startMetadata, extra.metadata);
+  if (isObject(extra.metadata)) assignOwn(startMetadata, extra.metadata);
   // Everything LangChain recorded, except the children (they are steps of their own).
   const attributes: Record<string, Json> = {};
-  for (const [k, v] of Object.entries(run)) if (k !== 'child_runs') attributes[k] = v;
+  for (const [k, v] of Object.entries(run)) if (k !== 'child_runs') setOwn(attributes, k, v);
   startMetadata.attributes = attributes;
 
   let input: Json | undefined;

@@ -16,6 +16,7 @@ import { TRUNCATION_PREVIEW_CHARS, truncationMarker } from '../../store/field-li
 import { JsonByteReader, MalformedJson, TruncatedJson } from '../stream/json-byte-reader';
 import { truncationMessage } from '../import-result';
 import { parseTraceValue, type LineProblem, type ParsedLine } from './parse-lines';
+import { setOwn } from '../../../../src-shared/own-property';
 
 /** Lines longer than this are read by this module rather than decoded into one string. */
 export const HUGE_LINE_BYTES = 32 * 1024 * 1024;
@@ -55,9 +56,9 @@ export function readHugeLine(fd: number, start: number, line: number, final: boo
           const from = r.offset;
           r.skipCheckedValue();
           const bytes = r.offset - from;
-          if (bytes <= MEMBER_MAX_BYTES) value[key] = JSON.parse(readText(fd, from, bytes)) as Json;
+          if (bytes <= MEMBER_MAX_BYTES) setOwn(value, key, JSON.parse(readText(fd, from, bytes)) as Json);
           else {
-            value[key] = truncationMarker(readText(fd, from, Math.min(bytes, 4 * TRUNCATION_PREVIEW_CHARS)), bytes);
+            setOwn(value, key, truncationMarker(readText(fd, from, Math.min(bytes, 4 * TRUNCATION_PREVIEW_CHARS)), bytes));
             truncated.push(key);
           }
           const c = r.peek();

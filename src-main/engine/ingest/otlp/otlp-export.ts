@@ -9,6 +9,7 @@ import type { RunDetail, Step } from '../../../../src-shared/model';
 import type { Json, StepType } from '../../../../src-shared/trace-format';
 import { isObject, isPartsSafe, messagesToGenAiParts, type ChatMessage } from '../foreign/chat-messages';
 import { msToNanos } from './otlp-values';
+import { assignOwn } from '../../../../src-shared/own-property';
 
 type AnyValue =
   | { stringValue: string }
@@ -68,7 +69,7 @@ function stepAttributes(step: Step): Record<string, Json> {
   const attrs: Record<string, Json> = {};
   // A step imported from another tool keeps the attributes it came with.
   const original = step.metadata.attributes;
-  if (isObject(original) && isObject(step.metadata.otel)) Object.assign(attrs, original);
+  if (isObject(original) && isObject(step.metadata.otel)) assignOwn(attrs, original);
 
   attrs['openinference.span.kind'] = step.metadata.operation === 'embeddings' ? 'EMBEDDING' : OPENINFERENCE_KIND[step.type];
   const operation = step.metadata.operation === 'embeddings' ? 'embeddings' : GENAI_OPERATION[step.type];

@@ -20,6 +20,7 @@ import {
   type ChatMessage,
 } from '../foreign/chat-messages';
 import { attributeMap, int64 } from './otlp-values';
+import { assignOwn, setOwn } from '../../../../src-shared/own-property';
 
 const OPENINFERENCE_KINDS: Record<string, StepType> = {
   LLM: 'llm',
@@ -93,7 +94,7 @@ function documents(attrs: Record<string, Json>, prefix: string): Json[] | null {
     const m = key.startsWith(prefix) ? /^(\d+)\.document\.(.+)$/.exec(key.slice(prefix.length)) : null;
     if (!m) continue;
     const doc = byIndex.get(Number(m[1])) ?? {};
-    doc[m[2] === 'metadata' ? 'metadata' : m[2]] = m[2] === 'metadata' ? parseJsonText(value) : value;
+    setOwn(doc, m[2], m[2] === 'metadata' ? parseJsonText(value) : value);
     byIndex.set(Number(m[1]), doc);
   }
   if (byIndex.size === 0) return null;
@@ -107,7 +108,7 @@ function embeddings(attrs: Record<string, Json>): Json[] | null {
     const m = /^embedding\.embeddings\.(\d+)\.embedding\.(.+)$/.exec(key);
     if (!m) continue;
     const e = byIndex.get(Number(m[1])) ?? {};
-    e[m[2]] = value;
+    setOwn(e, m[2], value);
     byIndex.set(Number(m[1]), e);
   }
   return byIndex.size ? [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => e) : null;
@@ -204,7 +205,7 @@ export function spanFacts(spanName: string, attrs: Record<string, Json>): SpanFa
   const endMetadata: Record<string, Json> = {};
   // OpenInference's free-form `metadata` attribute is the user's own metadata.
   const userMetadata = attrs.metadata !== undefined ? parseJsonText(attrs.metadata) : undefined;
-  if (isObject(userMetadata)) Object.assign(startMetadata, userMetadata);
+  if (isObject(userMetadata)) assignOwn(startMetadata, userMetadata);
 
   let input: Json | undefined;
   let output: Json | undefined;

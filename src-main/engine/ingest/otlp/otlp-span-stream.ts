@@ -14,6 +14,7 @@ import { JsonByteReader, MalformedJson, TruncatedJson } from '../stream/json-byt
 import { badLineIssue, collectSpans, type Located } from './otlp-import';
 import { firstJsonSyntaxError, holdsObjectOfItsOwn } from '../foreign/json-text-places';
 import { attributeMap } from './otlp-values';
+import { assignOwn } from '../../../../src-shared/own-property';
 
 /**
  * A document this reader does not follow (a structural key given twice, both
@@ -248,7 +249,7 @@ export class OtlpSpanStream {
         sawResource = true;
         const value = parseCaptured(r);
         const attrs = attributeMap(isObject(value) ? value.attributes : undefined);
-        if (!this.late.resources.has(lateResource)) Object.assign(resource, attrs);
+        if (!this.late.resources.has(lateResource)) assignOwn(resource, attrs);
         if (sawScopes && this.firstPass) this.late.resources.set(lateResource, resource);
       } else if (key === 'scopeSpans' || key === 'instrumentationLibrarySpans') {
         if (sawScopes) throw new UnusualOtlpShape(`${rsPath}: more than one list of scope spans`);

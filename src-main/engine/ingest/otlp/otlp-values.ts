@@ -7,6 +7,7 @@
 import type { Json } from '../../../../src-shared/trace-format';
 import { usableTimeMs } from '../../../../src-shared/usable-time';
 import { isObject } from '../foreign/chat-messages';
+import { setOwn } from '../../../../src-shared/own-property';
 
 interface KeyValue {
   key: string;
@@ -49,7 +50,7 @@ export function attributeMap(list: unknown, depth = 0): Record<string, Json> {
   const out: Record<string, Json> = {};
   if (!Array.isArray(list)) return out;
   for (const kv of list) {
-    if (isObject(kv) && typeof kv.key === 'string') out[kv.key] = anyValue(kv.value, depth);
+    if (isObject(kv) && typeof kv.key === 'string') setOwn(out, kv.key, anyValue(kv.value, depth));
   }
   return out;
 }
