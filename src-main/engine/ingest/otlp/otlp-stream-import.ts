@@ -32,7 +32,7 @@ import type { ForeignIssue, ForeignStep } from '../foreign/foreign-run';
 import { ColumnarPlan, TraceColumns } from '../stream/columnar-run-plan';
 import { SpanRows } from '../stream/span-rows';
 import { startsWithByteOrderMark } from '../stream/json-byte-reader';
-import { StreamedWrites } from '../stream/streamed-writes';
+import { BOUNDED_BLOCK_RECORDS, StreamedWrites } from '../stream/streamed-writes';
 import { runStreamedImport, runStreamedImportAsync, type StreamedImportJob, type StreamedImportOptions } from '../stream/run-streamed-import';
 import { StringTable } from '../../text/string-table';
 import { i32 } from '../stream/typed-column';
@@ -237,8 +237,11 @@ class OtlpStreamImport implements StreamedImportJob {
     this.phase = 'write';
     // A scope written after its spans was not known when they were mapped (their steps name no scope): read them again.
     if (this.late.scopes.size > 0) this.kept = null;
-    // The second pass reports nothing new: the first one said it all.
-    if (!this.kept) this.stream = new OtlpSpanStream(this.fd, this.start, this.jsonLines, [], this.late, false, this.heldLineMaxBytes);
+    // The second pass reports nothing new: the first one said it all. Its blocks are smaller (memory is what it holds down).
+    if (!this.kept) {
+      this.stream = new OtlpSpanStream(this.fd, this.start, this.jsonLines, [], this.late, false, this.heldLineMaxBytes);
+      this.writes.blockRecords = BOUNDED_BLOCK_RECORDS;
+    }
   }
 
   private writeSpans(): void {
