@@ -34,6 +34,18 @@ describe('replay plans', () => {
     expect(parseReplayPlan(JSON.stringify(plan))).toEqual(JSON.parse(JSON.stringify(plan)));
   });
 
+  it('a step whose replay key is "__proto__" (any string a trace holds) is in the plan like any other', () => {
+    const plan = buildReplayPlan(detail([step(0, '__proto__', { model: 'm1', metadata: { nondeterminism: { random: [0.25] } } }), step(1, 'b#0')]), {
+      experimentId: 'e', arm: 'control', trial: 0, forkStepKey: 'b#0', edit: { kind: 'output', output: 1 }, inbox: '/i',
+    });
+    const text = JSON.stringify(plan);
+    for (const part of [plan.steps, plan.recorded_models ?? {}, plan.nondeterminism ?? {}]) expect(Object.hasOwn(part, '__proto__')).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(plan.steps, '__proto__')?.value).toMatchObject({ output: 'out0', model: 'm1' });
+    const parsed = parseReplayPlan(text);
+    expect(Object.hasOwn(parsed.steps, '__proto__')).toBe(true);
+    expect(JSON.stringify(parsed)).toBe(JSON.stringify(JSON.parse(text)));
+  });
+
   it('forking at a step the run does not have is refused with the key in the message', () => {
     expect(() => buildReplayPlan(detail([step(0, 'a#0')]), { experimentId: 'e', arm: 'treatment', trial: 0, forkStepKey: 'zz#0', edit: { kind: 'instructions', instructions: '' }, inbox: '' })).toThrow(/zz#0/);
   });

@@ -5,6 +5,7 @@
 import type { RunDetail, Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { REPLAY_PLAN_VERSION, type ForkEdit, type NondeterminismLog, type ReplayPlan, type ReplayStepEntry } from '../../../src-shared/replay-plan';
+import { setOwn } from '../../../src-shared/own-property';
 
 export interface BuildReplayPlanOptions {
   experimentId: string;
@@ -35,16 +36,16 @@ export function buildReplayPlan(detail: RunDetail, opts: BuildReplayPlanOptions)
     // A step still "running" in the recording has no output to replay; leaving it out makes a
     // live arrival under its key a divergence rather than a silent replay of nothing.
     if (s.status === 'running') continue;
-    steps[s.replay_key] = entryOf(s);
+    setOwn(steps, s.replay_key, entryOf(s));
   }
   const recordedModels: Record<string, string> = {};
-  for (const s of detail.steps) if (s.model) recordedModels[s.replay_key] = s.model;
+  for (const s of detail.steps) if (s.model) setOwn(recordedModels, s.replay_key, s.model);
   const nondeterminism: Record<string, NondeterminismLog> = {};
   const rootLog = logOf((detail.run.extra as Record<string, Json> | undefined)?.nondeterminism);
   if (rootLog) nondeterminism[''] = rootLog;
   for (const s of detail.steps) {
     const log = logOf(s.metadata?.nondeterminism);
-    if (log && s.index <= fork.index) nondeterminism[s.replay_key] = log;
+    if (log && s.index <= fork.index) setOwn(nondeterminism, s.replay_key, log);
   }
   // An evaluation loop records several runs per process: the trial must fork this one and record no other.
   const entry = detail.run.entry;

@@ -14,6 +14,7 @@ import type { EntryCommand } from '../../../src-shared/trace-format';
 import { EngineError } from '../../../src-shared/result';
 import type { HomePaths } from '../home';
 import { REDACTED_VALUE } from './command-approvals';
+import { setOwn } from '../../../src-shared/own-property';
 
 /** Always passed (from the user's environment) when set: what nearly any program needs to start. */
 const BASE_NAMES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'USER', 'LOGNAME', 'SHELL'];
@@ -112,8 +113,8 @@ export function trialEnv(spec: TrialEnvSpec, parent: NodeJS.ProcessEnv = process
   const env: NodeJS.ProcessEnv = {};
   const take = (name: string) => {
     if (OWN_PREFIX.test(name)) return;
-    const v = parent[name];
-    if (v !== undefined) env[name] = v;
+    const v = Object.hasOwn(parent, name) ? parent[name] : undefined;
+    if (v !== undefined) setOwn(env, name, v);
   };
   for (const n of BASE_NAMES) take(n);
   if (process.platform === 'win32') for (const n of WINDOWS_NAMES) take(n);
@@ -122,7 +123,7 @@ export function trialEnv(spec: TrialEnvSpec, parent: NodeJS.ProcessEnv = process
     if (OWN_PREFIX.test(k) || !NAME.test(k)) continue;
     // A redacted value was shown as NAME=<yours> at approval: the user's own value, if they have one.
     if (v === REDACTED_VALUE) take(k);
-    else if (typeof v === 'string') env[k] = v;
+    else if (typeof v === 'string') setOwn(env, k, v);
   }
   if (spec.tmpDir) {
     env.TMPDIR = spec.tmpDir;

@@ -15,6 +15,7 @@ import { importText } from '../../../test/support/foreign-fixtures';
 import { MAX_DEPTH, storedJson } from '../store/field-limits';
 import { outgoingRedactor } from '../explain/redact-outgoing';
 import type { Json } from '../../../src-shared/trace-format';
+import { trialEnv } from '../experiments/trial-environment';
 
 const hasOwn = (v: unknown, key: string) => typeof v === 'object' && v !== null && Object.hasOwn(v, key);
 
@@ -97,5 +98,34 @@ describe('a key named __proto__ in a trace', () => {
     expect(stored.text!.startsWith('{"__proto__":{"a":1},"deep":')).toBe(true);
     const sent = outgoingRedactor([], []).json(JSON.parse('{"__proto__":{"api_key":"sk-live-123456789012345678901234","q":"where"}}') as Json);
     expect(JSON.stringify(sent)).toBe('{"__proto__":{"api_key":"[REDACTED]","q":"where"}}');
+  });
+
+  it('as an environment variable name of a recorded entry is passed to the trial as shown', () => {
+    const env = trialEnv({ entry: { command: ['node', 'a.js'], cwd: '/w', env: JSON.parse('{"__proto__":"x","MODE":"y"}') }, planFile: '', tmpDir: '', extraNames: ['constructor'] }, { PATH: '/bin' });
+    expect(Object.hasOwn(env, '__proto__') && env.__proto__).toBe('x');
+    expect(env.MODE).toBe('y');
+    // A name the parent environment does not have is not taken from what every object inherits.
+    expect(Object.hasOwn(env, 'constructor')).toBe(false);
+  });
+});
+
+// Values a trace holds that name what every object inherits: a lookup table must not answer them.
+describe('a trace value named like an inherited member ("constructor", "toString")', () => {
+  it('as an OTLP operation or Traceloop kind types nothing: the span is stored, not skipped', () => {
+    const doc = OTLP.replace('{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}}', '{"key":"gen_ai.operation.name","value":{"stringValue":"constructor"}},{"key":"traceloop.span.kind","value":{"stringValue":"toString"}}');
+    for (const run of [imported('ctor.json', doc)[0], importText(doc, 'ctor.json').runs[0]]) {
+      expect(run.steps).toHaveLength(1);
+      expect(run.steps[0].name).toBe('chat m1');
+      // Neither table answers: the model attribute types it, as for any span without a known kind.
+      expect(run.steps[0].type).toBe('llm');
+    }
+  });
+
+  it('as a LangChain run_type or message class is no type and no chat role', () => {
+    const run = `[{"id":"01a229e2-e8ca-7308-8f59-1aa8af843e24","name":"agent","run_type":"toString","start_time":1795999066315,"end_time":1795999066641,
+"inputs":{"messages":[{"lc":1,"type":"constructor","id":["langchain_core","messages","constructor"],"kwargs":{"content":"hi","extra_field":1}}]},"outputs":{"a":"y"},"child_runs":[]}]`;
+    const step = imported('lc-ctor.json', run)[0].steps[0];
+    expect(step.type).toBe('generic');
+    expect(JSON.stringify(step.input)).toContain('extra_field');
   });
 });

@@ -11,6 +11,7 @@ import { quoteStep } from '../text/evidence-quote';
 import { isEmptyPayload, isObj, jsonTypeOf } from '../text/json-text';
 import { lowerCase } from '../text/text-terms';
 import type { Settings } from './settings';
+import { ownValue } from '../../../src-shared/own-property';
 
 export type ToolStats = Record<string, { calls: number; failures: number }>;
 
@@ -123,7 +124,7 @@ export function scoreTool(step: Step, settings: Settings, toolStats: ToolStats):
   // Made when the first check is found (NO_CHECKS says why).
   let checks: Check[] | null = null;
   const name = toolNameOf(step);
-  const stats = toolStats[name];
+  const stats = ownValue(toolStats, name);
   if (stats && stats.calls >= t.flaky_min_calls) {
     const rate = stats.failures / stats.calls;
     if (rate >= t.flaky_rate) {

@@ -33,10 +33,10 @@ function overlay(base: unknown, user: unknown, path: string, problems: string[])
     }
     const out: Plain = {};
     for (const key of Object.keys(base)) {
-      out[key] = key in user ? overlay(base[key], user[key], path ? `${path}.${key}` : key, problems) : base[key];
+      out[key] = Object.hasOwn(user, key) ? overlay(base[key], user[key], path ? `${path}.${key}` : key, problems) : base[key];
     }
     for (const key of Object.keys(user)) {
-      if (!(key in base)) problems.push(`${path ? `${path}.` : ''}${key}: unknown setting, ignored`);
+      if (!Object.hasOwn(base, key)) problems.push(`${path ? `${path}.` : ''}${key}: unknown setting, ignored`);
     }
     return out;
   }

@@ -7,7 +7,7 @@
  * and back to the parts format for export.
  */
 import type { Json } from '../../../../src-shared/trace-format';
-import { setOwn } from '../../../../src-shared/own-property';
+import { ownValue, setOwn } from '../../../../src-shared/own-property';
 
 interface ToolCall {
   id?: string;
@@ -253,7 +253,7 @@ function isLangChainConstructor(value: JsonObject): boolean {
 export function messageFromLangChain(value: JsonObject): ChatMessage | null {
   if (!isLangChainConstructor(value)) return null;
   const className = String((value.id as Json[]).at(-1));
-  const role = LANGCHAIN_ROLES[className];
+  const role = ownValue(LANGCHAIN_ROLES, className);
   if (!role) return null;
   const kwargs = value.kwargs as JsonObject;
   const message: ChatMessage = {

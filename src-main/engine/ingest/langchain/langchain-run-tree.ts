@@ -12,7 +12,7 @@ import { assignTraces, childPath, rootStep, sortRunSteps, tieOrderOf, topPath, t
 import { documentErrorIssue, firstJsonSyntaxError, valueLinesAt } from '../foreign/json-text-places';
 import { usableTimeMs } from '../../../../src-shared/usable-time';
 import { renamedCopyIssue, renameRepeatedIds } from './repeated-run-ids';
-import { assignOwn, setOwn } from '../../../../src-shared/own-property';
+import { assignOwn, ownValue, setOwn } from '../../../../src-shared/own-property';
 
 export type LcRun = Record<string, Json>;
 
@@ -125,7 +125,7 @@ export function toStep(run: LcRun, parentId: string | null, path: string, line: 
   const id = run.id as string;
   const start = timeMs(run.start_time)!;
   const runType = typeof run.run_type === 'string' ? run.run_type : 'chain';
-  const type = RUN_TYPES[runType] ?? 'generic';
+  const type = ownValue(RUN_TYPES, runType) ?? 'generic';
   const error = errorOf(run.error);
   const startMetadata: Record<string, Json> = { run_type: runType };
   const endMetadata: Record<string, Json> = {};

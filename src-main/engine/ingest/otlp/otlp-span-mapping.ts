@@ -20,7 +20,7 @@ import {
   type ChatMessage,
 } from '../foreign/chat-messages';
 import { attributeMap, int64 } from './otlp-values';
-import { assignOwn, setOwn } from '../../../../src-shared/own-property';
+import { assignOwn, ownValue, setOwn } from '../../../../src-shared/own-property';
 
 const OPENINFERENCE_KINDS: Record<string, StepType> = {
   LLM: 'llm',
@@ -53,11 +53,14 @@ const TRACELOOP_KINDS: Record<string, StepType> = { workflow: 'generic', task: '
 
 function stepTypeOf(attrs: Record<string, Json>): StepType {
   const oi = attrs['openinference.span.kind'];
-  if (typeof oi === 'string' && OPENINFERENCE_KINDS[oi.toUpperCase()]) return OPENINFERENCE_KINDS[oi.toUpperCase()];
+  const byKind = typeof oi === 'string' ? ownValue(OPENINFERENCE_KINDS, oi.toUpperCase()) : undefined;
+  if (byKind) return byKind;
   const op = attrs['gen_ai.operation.name'];
-  if (typeof op === 'string' && GENAI_OPERATIONS[op]) return GENAI_OPERATIONS[op];
+  const byOperation = typeof op === 'string' ? ownValue(GENAI_OPERATIONS, op) : undefined;
+  if (byOperation) return byOperation;
   const tl = attrs['traceloop.span.kind'];
-  if (typeof tl === 'string' && TRACELOOP_KINDS[tl]) return TRACELOOP_KINDS[tl];
+  const byTraceloop = typeof tl === 'string' ? ownValue(TRACELOOP_KINDS, tl) : undefined;
+  if (byTraceloop) return byTraceloop;
   if (typeof attrs['llm.request.type'] === 'string') return attrs['llm.request.type'] === 'embedding' ? 'retrieval' : 'llm';
   if (Object.keys(attrs).some((k) => k.startsWith('retrieval.documents.'))) return 'retrieval';
   if (typeof attrs['gen_ai.request.model'] === 'string' || typeof attrs['gen_ai.system'] === 'string') return 'llm';
