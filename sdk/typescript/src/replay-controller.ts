@@ -31,7 +31,7 @@ export class ReplayController {
 
   constructor(plan: ReplayPlan) {
     this.plan = plan;
-    this.forkIndex = plan.steps[plan.fork_step_key]?.index ?? Number.POSITIVE_INFINITY;
+    this.forkIndex = this.entry(plan.fork_step_key)?.index ?? Number.POSITIVE_INFINITY;
   }
 
   /** Once the fork is reached, or after a strict-mode divergence, everything runs live. */
@@ -51,7 +51,9 @@ export class ReplayController {
 
   /** The model recorded for a step anywhere in the source run, when the plan carries it. */
   recordedModel(key: string): string | undefined {
-    return this.entry(key)?.model ?? this.plan.recorded_models?.[key];
+    // Own keys only: a step keyed "constructor" must not find what every object inherits.
+    const models = this.plan.recorded_models;
+    return this.entry(key)?.model ?? (models && Object.prototype.hasOwnProperty.call(models, key) ? models[key] : undefined);
   }
 
   decide(key: string, fingerprint: string): ReplayDecision {
@@ -94,7 +96,8 @@ export class ReplayController {
   /** The next recorded clock / random / id value for a scope, or undefined to use a live one. */
   take(scope: string, kind: keyof NondeterminismLog): number | string | undefined {
     if (!this.replaying) return undefined;
-    const values = this.plan.nondeterminism?.[scope]?.[kind] as (number | string)[] | undefined;
+    const logs = this.plan.nondeterminism;
+    const values = (logs && Object.prototype.hasOwnProperty.call(logs, scope) ? logs[scope]?.[kind] : undefined) as (number | string)[] | undefined;
     if (!values) return undefined;
     const cursorKey = `${kind}\u0000${scope}`;
     const i = this.cursors.get(cursorKey) ?? 0;

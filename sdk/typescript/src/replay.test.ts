@@ -315,3 +315,17 @@ describe('fork replay', () => {
     await expect(makePipeline().run(home)).rejects.toThrow(/replay plan.*source_run_id/);
   });
 });
+
+describe('a replay plan read by keys a pipeline chose', () => {
+  it('finds nothing under a key named like what every object inherits', async () => {
+    const { ReplayController } = await import('./replay-controller.js');
+    const plan = JSON.parse(
+      '{"v":1,"source_run_id":"r","experiment_id":"e","arm":"control","trial":0,"pipeline":"p","fork_step_key":"constructor","edit":{"kind":"output","output":1},"inbox":"/i","mode":"strict","side_effects":"require-mock","steps":{},"recorded_models":{},"nondeterminism":{}}',
+    );
+    const c = new ReplayController(plan);
+    expect(c.recordedModel('constructor')).toBeUndefined();
+    expect(c.recordedModel('toString')).toBeUndefined();
+    expect(c.take('constructor', 'random')).toBeUndefined();
+    expect(c.entry('__proto__')).toBeUndefined();
+  });
+});
