@@ -346,6 +346,24 @@ describe('JSON Lines or one document: the streamed import decides as the whole i
     const r = expectSameAsWhole(write('two-on-first-line.jsonl', text));
     expect(r.steps).toHaveLength(2);
   });
+  it('progress never goes back when the first pass starts again as JSON Lines', () => {
+    const many = Array.from({ length: 2500 }, (_, i) => span({ id: String(i + 1), start: 10 + i, end: 20 + i }));
+    const file = write('restart.jsonl', [JSON.stringify(doc(many)) + JSON.stringify(doc([S1])), JSON.stringify(doc([S2])), ''].join('\n'));
+    const db = openDatabase(path.join(dir, 'restart.db'));
+    const fd = fs.openSync(file, 'r');
+    const seen: { phase: string; bytesDone: number }[] = [];
+    try {
+      importOtlpStreaming(db, fd, file, fs.fstatSync(fd).size, 'otlp', [], { onProgress: (p) => seen.push({ phase: p.phase, bytesDone: p.bytesDone }) });
+    } finally {
+      fs.closeSync(fd);
+      db.close();
+    }
+    const index = seen.filter((p) => p.phase === 'index').map((p) => p.bytesDone);
+    // The first read passed 2,000 spans (a report) before it found the second document and started again.
+    expect(index.length).toBeGreaterThan(1);
+    expect(index[0]).toBeGreaterThan(0);
+    for (let i = 1; i < index.length; i++) expect(index[i]).toBeGreaterThanOrEqual(index[i - 1]);
+  });
   it('JSON Lines whose first two lines are cut keep the lines after them', () => {
     const good = JSON.stringify(doc([S1]));
     const text = [good.slice(0, 30), good.slice(0, 50), good, JSON.stringify(doc([S2])), ''].join('\n');

@@ -97,6 +97,8 @@ class OtlpStreamImport implements StreamedImportJob {
    * start), in file order, so that a file changed between the passes is found before a span goes to the wrong plan.
    */
   private planned = i32();
+  /** The furthest the first pass was reported to have read (progress never goes back). */
+  private indexedBytes = 0;
   /** Spans the write has taken, checked against `planned`. */
   private written = 0;
 
@@ -153,7 +155,10 @@ class OtlpStreamImport implements StreamedImportJob {
   }
 
   progress(): ImportProgress {
-    return { file: this.writes.file, phase: this.phase === 'index' || this.phase === 'plan' ? 'index' : 'write', bytesDone: this.bytesDone(), bytesTotal: this.size };
+    const indexing = this.phase === 'index' || this.phase === 'plan';
+    // A first pass that starts again as JSON Lines holds its bar where it was until the new read passes it.
+    const bytesDone = indexing ? (this.indexedBytes = Math.max(this.indexedBytes, this.bytesDone())) : this.bytesDone();
+    return { file: this.writes.file, phase: indexing ? 'index' : 'write', bytesDone, bytesTotal: this.size };
   }
 
   /** One turn of work; false when the import is complete. */
