@@ -21,6 +21,7 @@ import { importOtlpStreaming, importOtlpStreamingAsync, type StreamImportOptions
 import { UnusualOtlpShape } from './otlp/otlp-span-stream';
 import { importLangChainStreaming, importLangChainStreamingAsync, type RunTreeStreamOptions } from './langchain/run-tree-stream-import';
 import { UnusualRunTreeShape } from './langchain/run-tree-walk';
+import { wholeCharactersEnd } from './stream/utf8-up-to-cut';
 
 export function importForeign(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[], opts: StreamImportOptions & RunTreeStreamOptions = {}): FileImportResult {
   try {
@@ -54,9 +55,15 @@ export function importWhole(db: Db, fd: number, file: string, size: number, form
   const text = bytes.toString('utf8');
   const parsed = parseForeign(text, format, file);
   if (!isUtf8(bytes)) {
-    let count = 0;
-    for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) count += 1;
-    parsed.errors.push({ line: 1, level: 'warning', message: invalidUtf8Message(count) });
+    // The first bytes of a character at the very end are a cut (said by the parse), not text that is not UTF-8.
+    const whole = wholeCharactersEnd(bytes, bytes.length);
+    const checked = whole < bytes.length ? bytes.subarray(0, whole) : bytes;
+    if (!isUtf8(checked)) {
+      const decoded = checked === bytes ? text : checked.toString('utf8');
+      let count = 0;
+      for (let i = decoded.indexOf('\ufffd'); i !== -1; i = decoded.indexOf('\ufffd', i + 1)) count += 1;
+      parsed.errors.push({ line: 1, level: 'warning', message: invalidUtf8Message(count) });
+    }
   }
   if (text.charCodeAt(0) === 0xfeff) parsed.errors.push({ line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
   const writer = createRecordWriter(db);

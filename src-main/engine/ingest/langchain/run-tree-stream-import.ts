@@ -44,7 +44,7 @@ import { RankRounds, type RunOrder } from './rank-rounds';
 import { membersText, parseMembers, RunTreeWalk, topShape, UnusualRunTreeShape, type Capture, type WalkedRun } from './run-tree-walk';
 import { HeldRunTexts } from './held-run-texts';
 import { renamedCopyIssue, renameRepeatedIds } from './repeated-run-ids';
-import { isUtf8UpToCut } from './utf8-up-to-cut';
+import { isUtf8UpToCut } from '../stream/utf8-up-to-cut';
 import { isObject } from '../foreign/chat-messages';
 
 /** Runs handled between two looks at the event loop (async import) and two progress reports. */

@@ -200,6 +200,30 @@ describe('streaming OTLP import matches the whole-document import', () => {
     expect(problems.filter((p) => / line 1: /.test(p))).toEqual([]);
   });
 
+  it('cut inside a character of several bytes: the cut is said as a cut, not as invalid UTF-8', () => {
+    const text = JSON.stringify(doc([span({ id: '1', name: 'root', start: 10, end: 100 }), span({ id: '2', parent: '1', name: 'café 中文', start: 20, end: 30 })]));
+    // The streamed import keeps the spans before a cut (the whole import keeps none): each way it is streamed, and the whole import, say the same of a cut inside a character as of a cut just before it.
+    const importers = [[importOtlpStreaming, 'stream.db'], [twoPasses, 'stream-twice.db'], [importWhole, 'whole.db']] as const;
+    for (const [character, k] of [['é', 1], ['中', 1], ['中', 2]] as const) {
+      const bytes = Buffer.from(text);
+      const at = bytes.indexOf(Buffer.from(character));
+      for (const [importer, dbName] of importers) {
+        const before = stored(write('cut-before.json', bytes.subarray(0, at)), importer, dbName);
+        const r = stored(write('cut-inside.json', bytes.subarray(0, at + k)), importer, dbName);
+        expect(r.problems.join('\n'), dbName).not.toContain('invalid UTF-8');
+        expect(r.problems.map((p) => p.replace(/\d+/g, 'N')), dbName).toEqual(before.problems.map((p) => p.replace(/\d+/g, 'N')));
+        expect(r.steps, dbName).toEqual(before.steps);
+      }
+    }
+    // A byte that is not UTF-8 before such a cut is still said.
+    const broken = Buffer.from(text);
+    broken[broken.indexOf('root')] = 0xff;
+    for (const [importer, dbName] of importers) {
+      const r = stored(write('cut-broken.json', broken.subarray(0, broken.indexOf(Buffer.from('中')) + 1)), importer, dbName);
+      expect(r.problems.join('\n'), dbName).toContain('invalid UTF-8: 1 character(s)');
+    }
+  });
+
   it('with invalid UTF-8, escaped keys and strings full of brackets and quotes', () => {
     const text = JSON.stringify(doc([span({ id: '1', name: 'a "quoted" {name} [x] \\ done', attrs: { 'input.value': 'é ü \\" }]} 🙂' } }), span({ id: '2', parent: '1', name: 'BAD' })]));
     const bytes = Buffer.from(text.replace('"resourceSpans"', '"resource\\u0053pans"'));

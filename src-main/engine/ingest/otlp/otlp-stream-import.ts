@@ -208,9 +208,9 @@ class OtlpStreamImport implements StreamedImportJob {
   private startPlanning(): void {
     const reader = this.stream.reader;
     this.firstPassEnd = reader.offset;
-    if (reader.invalidUtf8) {
-      this.issues.push({ line: 1, level: 'warning', message: invalidUtf8Message(countReplacements(this.fd, this.size)) });
-    }
+    // A character cut short at the file's end is no invalid text (the cut is said as a cut), as in the whole import.
+    const replaced = reader.invalidUtf8 ? countReplacements(this.fd, this.size) : 0;
+    if (replaced > 0) this.issues.push({ line: 1, level: 'warning', message: invalidUtf8Message(replaced) });
     this.traceCount = this.traces.size;
     this.phase = 'plan';
   }
@@ -333,7 +333,10 @@ function spanDigest(traceId: string, step: ForeignStep): number {
   return h & 0x3fffffff;
 }
 
-/** How many U+FFFD a UTF-8 decode of the file holds, read a window at a time (only when the file is not valid UTF-8). */
+/**
+ * How many U+FFFD a UTF-8 decode of the file holds, read a window at a time (only when the file is not valid UTF-8),
+ * but for the first bytes of a character cut short at its end (what the decoder's end() gives).
+ */
 function countReplacements(fd: number, size: number): number {
   const decoder = new StringDecoder('utf8');
   const buf = Buffer.allocUnsafe(4 * 1024 * 1024);
@@ -347,7 +350,6 @@ function countReplacements(fd: number, size: number): number {
     pos += n;
     countIn(decoder.write(buf.subarray(0, n)));
   }
-  countIn(decoder.end());
   return count;
 }
 

@@ -5,6 +5,8 @@
  * that is not UTF-8 (stream/json-byte-reader.ts checks each read whole), and
  * such a file was read whole instead, which imports nothing of a cut file.
  * Those bytes are after the last complete run, so nothing stored holds them.
+ * The invalid-UTF-8 warning of a whole read, and of the OTLP stream, leaves
+ * them out too: the cut is said once, as a cut.
  */
 import fs from 'node:fs';
 import { isUtf8 } from 'node:buffer';
@@ -15,7 +17,7 @@ const CHUNK_BYTES = 1024 * 1024;
  * Where the last whole character of `buf[0, end)` ends: before a lead byte in the last three whose character
  * needs more bytes than are there (it goes on in the next read, or was cut), else at `end`.
  */
-function wholeCharactersEnd(buf: Buffer, end: number): number {
+export function wholeCharactersEnd(buf: Buffer, end: number): number {
   for (let i = end - 1; i >= Math.max(0, end - 3); i--) {
     const b = buf[i];
     if (b < 0x80) return end;
