@@ -27,6 +27,15 @@ describe('values a user might hand the SDK', () => {
     expect(out.rows.at(-1)).toBe('…[truncated 150 items]');
   });
 
+  it('a key named __proto__ (a value parsed from JSON can hold one) is written like any other key', async () => {
+    const home = tempHome();
+    const fromApi = JSON.parse('{"__proto__":{"polluted":true},"ok":1}') as unknown;
+    await pipeline('proto', () => runStep('s', 'tool', () => fromApi), { home });
+    const out = stepByKey(onlyRun(home), 's#0').end?.output as Record<string, unknown>;
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":true},"ok":1}');
+  });
+
   it('a smaller cap can be configured per pipeline', async () => {
     const home = tempHome();
     await pipeline('capped', () => runStep('s', 'generic', () => 'y'.repeat(5_000)), { home, maxFieldBytes: 1_000 });

@@ -141,15 +141,17 @@ export function openDatabase(file: string, opts: OpenOptions = {}): WritableDb {
     // A 64 MB page cache (SQLite's default is 2 MB): on a store of a million steps the runs list and an
     // import otherwise read the same index pages again and again (bench/store-at-size.ts). Memory is taken as used.
     db.pragma('cache_size = -64000');
-    // Statement journals (kept for any statement that may write several rows, such as the import's 32-row
-    // inserts) in memory: in temporary files a 50k-step import's inserts took 1.6× as long (write-records.ts).
-    db.pragma('temp_store = MEMORY');
     // A big import lets the WAL grow (store/bulk-write.ts); the file is cut back when it restarts.
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     // A run id as stored import problems name it (control, format and bidi characters named by their code):
     // store/import-files.ts links a problem to its run with it.
     db.function('tb_named', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? nameInvisibleChars(text) : text) as string);
     if (!opts.readonly) migrate(db, opts.migrations);
+    // Statement journals (kept for any statement that may write several rows, such as the import's 32-row
+    // inserts) in memory: in temporary files a 50k-step import's inserts took 1.6× as long (write-records.ts).
+    // Set after the migrations: with it, SQLite's sorter never spills, and an index built over a million steps
+    // would be sorted in ~250 MB of memory.
+    db.pragma('temp_store = MEMORY');
     return db;
   } catch (err) {
     db.close();

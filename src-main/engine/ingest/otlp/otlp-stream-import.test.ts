@@ -215,6 +215,13 @@ describe('streaming OTLP import matches the whole-document import', () => {
         expect(r.steps, dbName).toEqual(before.steps);
       }
     }
+    // Last bytes that begin no character, or one that can never be whole: both ways say the same of them.
+    for (const tail of [[0xc0], [0xf5, 0x80], [0xf4, 0x90], [0x80], [0xe4, 0xb8]]) {
+      const bytes = Buffer.concat([Buffer.from(text).subarray(0, Buffer.from(text).indexOf(Buffer.from('中'))), Buffer.from(tail)]);
+      const said = importers.map(([importer, dbName]) => stored(write('cut-tail.json', bytes), importer, dbName).problems.filter((p) => p.includes('UTF-8')));
+      expect(said[0], tail.join(' ')).toEqual(said[2]);
+      expect(said[1], tail.join(' ')).toEqual(said[2]);
+    }
     // A byte that is not UTF-8 before such a cut is still said.
     const broken = Buffer.from(text);
     broken[broken.indexOf('root')] = 0xff;

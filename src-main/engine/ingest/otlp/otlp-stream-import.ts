@@ -38,6 +38,7 @@ import { StringTable } from '../../text/string-table';
 import { i32 } from '../stream/typed-column';
 import { spanStep, traceRun } from './otlp-import';
 import { hasObjectLine, isJsonLines, MAX_HELD_LINE_BYTES, OtlpSpanStream, type LateFields } from './otlp-span-stream';
+import { wholeCharactersEnd } from '../stream/utf8-up-to-cut';
 
 /** Spans handled between two looks at the event loop (async import) and two progress reports. */
 const SPANS_PER_TURN = 2000;
@@ -310,7 +311,8 @@ class OtlpStreamImport implements StreamedImportJob {
   }
 
   cancel(): void {
-    this.writes.cancel(this.bytesDone(), this.phase === 'write', 'spans');
+    // As far as the bar showed (a first pass that started again holds it where it was).
+    this.writes.cancel(this.progress().bytesDone, this.phase === 'write', 'spans');
     this.phase = 'done';
   }
 
@@ -335,21 +337,26 @@ function spanDigest(traceId: string, step: ForeignStep): number {
 
 /**
  * How many U+FFFD a UTF-8 decode of the file holds, read a window at a time (only when the file is not valid UTF-8),
- * but for the first bytes of a character cut short at its end (what the decoder's end() gives).
+ * but for the first bytes of a character cut short at its end: the bytes importWhole leaves out by the same rule
+ * (wholeCharactersEnd), so that both say the same.
  */
 function countReplacements(fd: number, size: number): number {
+  const tail = Buffer.alloc(Math.min(3, size));
+  fs.readSync(fd, tail, 0, tail.length, size - tail.length);
+  const end = size - tail.length + wholeCharactersEnd(tail, tail.length);
   const decoder = new StringDecoder('utf8');
   const buf = Buffer.allocUnsafe(4 * 1024 * 1024);
   let count = 0;
   const countIn = (text: string) => {
     for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) count += 1;
   };
-  for (let pos = 0; pos < size; ) {
-    const n = fs.readSync(fd, buf, 0, buf.length, pos);
+  for (let pos = 0; pos < end; ) {
+    const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
     if (n <= 0) break;
     pos += n;
     countIn(decoder.write(buf.subarray(0, n)));
   }
+  countIn(decoder.end());
   return count;
 }
 
