@@ -1,16 +1,7 @@
-/**
- * Sets `key` on `target` as an own, enumerable data property. Plain assignment
- * is wrong for a key read from a trace: `target['__proto__'] = v` replaces the
- * object's prototype instead, so the key vanished from what was stored, and an
- * object value's keys were then read through the prototype as if they were the
- * target's own (an OTLP attribute named `__proto__` could set
- * `openinference.span.kind` and retype its span). JSON.parse makes such keys
- * own properties; every copy of untrusted keys goes through here to keep them so.
- */
-export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
+import { setOwn } from '../sdk/typescript/src/own-property.js';
+
+/** setOwn is the SDK's (it writes values a user hands it, and must not import from outside its folder). */
+export { setOwn };
 
 /** Object.assign for untrusted keys: copies `source`'s own enumerable keys onto `target` with setOwn. */
 export function assignOwn<T>(target: Record<string, T>, ...sources: (Record<string, T> | null | undefined)[]): Record<string, T> {

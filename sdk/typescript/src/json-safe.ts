@@ -11,6 +11,7 @@
  */
 import type { Json } from './trace-format.js';
 import { REDACTED, type Redactor } from './redaction.js';
+import { setOwn } from './own-property.js';
 
 export interface Limits {
   maxStringChars: number;
@@ -156,8 +157,8 @@ function convertMapping(pairs: [string, unknown][], r: Redactor, limits: Limits,
     }
     if (item === undefined) continue;
     count++;
-    if (r.isSensitiveKey(key) && !(item === null || item === '' || typeof item === 'number' || typeof item === 'boolean')) setOwnKey(out, key, REDACTED);
-    else setOwnKey(out, key, convert(item, r, limits, depth + 1, active));
+    if (r.isSensitiveKey(key) && !(item === null || item === '' || typeof item === 'number' || typeof item === 'boolean')) setOwn(out, key, REDACTED);
+    else setOwn(out, key, convert(item, r, limits, depth + 1, active));
   }
   return out;
 }
@@ -177,13 +178,4 @@ export function errorStatus(err: unknown): number | undefined {
   if (typeof e.status === 'number' && Number.isFinite(e.status)) return e.status;
   if (typeof e.statusCode === 'number' && Number.isFinite(e.statusCode)) return e.statusCode;
   return undefined;
-}
-
-/**
- * Sets `key` on `target` as an own property. `target['__proto__'] = v` would replace the object's prototype
- * instead, and the key would vanish from the trace (a value parsed from JSON can hold such a key).
- */
-export function setOwnKey<T>(target: { [k: string]: T }, key: string, value: T): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }

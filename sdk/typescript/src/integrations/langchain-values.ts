@@ -13,7 +13,7 @@
  */
 import type { TokenUsage } from '../trace-format.js';
 import { llmOutput, type RecordedLlmOutput, type RecordedToolCall } from '../providers/llm-output.js';
-import { setOwnKey } from '../json-safe.js';
+import { setOwn } from '../own-property.js';
 
 type Obj = Record<string, unknown>;
 
@@ -93,7 +93,7 @@ export function simplify(value: unknown, depth = 0, seen: Set<object> = new Set(
     if (Array.isArray(value)) return value.map((item) => simplify(item, depth + 1, seen));
     if (!isPlainObject(value)) return value;
     const out: Obj = {};
-    for (const [k, item] of Object.entries(value)) setOwnKey(out, k, simplify(item, depth + 1, seen));
+    for (const [k, item] of Object.entries(value)) setOwn(out, k, simplify(item, depth + 1, seen));
     return out;
   } finally {
     seen.delete(value);
