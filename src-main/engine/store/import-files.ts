@@ -8,6 +8,7 @@ import { nameInvisibleChars } from '../text/invisible-chars';
 import type { Db, ReadableDb } from './open-database';
 import { storeStepCounts } from './step-counts';
 import { touchRuns } from './write-records';
+import { IN_BATCH, idBatches } from './id-batches';
 
 export interface FileState {
   size?: number;
@@ -60,11 +61,12 @@ const PAST_SYNTHETIC_PARENTS = SYNTHETIC_PARENT_PREFIX.slice(0, -1) + String.fro
  * `written` holds the synthetic-looking step ids this read stored in each run (recorded ones included).
  */
 export function dropStaleSyntheticSteps(db: Db, written: Map<string, Set<string>>, runs: Iterable<string>): void {
-  const stale = db.prepare('SELECT step_id FROM steps WHERE run_id = ? AND step_id >= ? AND step_id < ?').pluck();
+  const stale = db.prepare('SELECT s.run_id, s.step_id FROM json_each(?) j JOIN steps s ON s.run_id = j.value WHERE s.step_id >= ? AND s.step_id < ?');
   const drop = db.prepare('DELETE FROM steps WHERE run_id = ? AND step_id = ?');
-  for (const runId of runs) {
-    const kept = written.get(runId);
-    for (const id of stale.all(runId, SYNTHETIC_PARENT_PREFIX, PAST_SYNTHETIC_PARENTS) as string[]) if (!kept?.has(id)) drop.run(runId, id);
+  for (const batch of idBatches(runs)) {
+    for (const { run_id, step_id } of stale.all(batch, SYNTHETIC_PARENT_PREFIX, PAST_SYNTHETIC_PARENTS) as { run_id: string; step_id: string }[]) {
+      if (!written.get(run_id)?.has(step_id)) drop.run(run_id, step_id);
+    }
   }
 }
 
@@ -150,8 +152,8 @@ export function runsFromFile(db: ReadableDb, file: string): string[] {
  */
 export function settleForeignRuns(db: Db, runIds: Iterable<string>): void {
   const ids = [...runIds];
-  const mark = db.prepare(`UPDATE runs SET status = 'incomplete' WHERE run_id = ? AND status = 'running'`);
-  for (const id of ids) mark.run(id);
+  const mark = db.prepare(`UPDATE runs SET status = 'incomplete' WHERE run_id ${IN_BATCH()} AND status = 'running'`);
+  for (const batch of idBatches(ids)) mark.run(batch);
   touchRuns(db, ids);
   storeStepCounts(db, ids);
 }

@@ -6,6 +6,7 @@
 import type { Db, ReadableDb } from './open-database';
 import { readMark, versionStamp, writeMark } from './catch-up-marks';
 import { statement } from './statement-cache';
+import { idBatches } from './id-batches';
 
 /** Runs changed since the mark whose count is missing or older (through runs_by_update: checked in the tests). */
 export const CHANGED_RUNS_SQL = `SELECT r.run_id, r.updated_at FROM runs r LEFT JOIN run_step_counts c ON c.run_id = r.run_id
@@ -41,26 +42,14 @@ export function catchUpStepCounts(db: Db, now = Date.now()): void {
  * transaction.
  */
 export function storeStepCounts(db: Db, runIds: Iterable<string>): void {
-  // Each run's count and version are read together; STEP_COUNT_RUNS runs a statement (as JSON, json_each): one
-  // statement a run was 3× slower for a file of 26,000 one-span traces.
+  // Each run's count and version are read together, a batch of runs a statement (id-batches.ts).
   const store = db.prepare(
     `INSERT INTO run_step_counts (run_id, version, steps)
      SELECT r.run_id, r.updated_at, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) FROM json_each(?) j JOIN runs r ON r.run_id = j.value WHERE true
      ON CONFLICT(run_id) DO UPDATE SET version = excluded.version, steps = excluded.steps`,
   );
-  let batch: string[] = [];
-  for (const id of runIds) {
-    batch.push(id);
-    if (batch.length === STEP_COUNT_RUNS) {
-      store.run(JSON.stringify(batch));
-      batch = [];
-    }
-  }
-  if (batch.length) store.run(JSON.stringify(batch));
+  for (const batch of idBatches(runIds)) store.run(batch);
 }
-
-/** Run ids a step-count statement takes. */
-const STEP_COUNT_RUNS = 10_000;
 
 /** How many steps a run has (by its full id), without reading them (the text index's catch-up asks it for every run it looks at). */
 export function countSteps(db: ReadableDb, runId: string): number {

@@ -8,6 +8,7 @@ import type { TraceRecord } from '../../../src-shared/trace-format';
 import { patchesFor, type RunPatch, type ScorePatch, type StepPatch } from './record-patches';
 import { mergeJsonObjects, mergeStatus, UNKNOWN_PIPELINE } from './rows';
 import type { Db } from './open-database';
+import { IN_BATCH, idBatches } from './id-batches';
 
 const MERGE = (col: string, param: string) =>
   `CASE WHEN ${param} IS NULL THEN ${col} WHEN ${col} IS NULL THEN json_patch('{}', ${param}) ELSE json_patch(${col}, ${param}) END`;
@@ -291,6 +292,6 @@ export function runIdsOf(records: readonly TraceRecord[]): Set<string> {
 
 /** Marks runs as touched now (a new version each), so "running" vs "incomplete" and cached analyses see the change. */
 export function touchRuns(db: Db, runIds: Iterable<string>, at: number = Date.now()): void {
-  const stmt = db.prepare(`UPDATE runs SET updated_at = ${NEXT_VERSION('updated_at', '?')} WHERE run_id = ?`);
-  for (const id of runIds) stmt.run(at, id);
+  const stmt = db.prepare(`UPDATE runs SET updated_at = ${NEXT_VERSION('updated_at', '?')} WHERE run_id ${IN_BATCH()}`);
+  for (const batch of idBatches(runIds)) stmt.run(at, batch);
 }

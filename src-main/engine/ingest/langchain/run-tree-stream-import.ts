@@ -581,10 +581,12 @@ class LangChainStreamImport implements StreamedImportJob {
 
   /** Every trace planned: the problems in the whole parser's order, the run ids as stored, and each run's first records. */
   private planRuns(): void {
-    for (let t = 0; t < this.plans.length; t++) {
-      for (const issue of this.planIssues[t]) this.issues.push(issue);
-      this.writes.startRun(this.plans[t]);
-    }
+    this.writes.planning(() => {
+      for (let t = 0; t < this.plans.length; t++) {
+        for (const issue of this.planIssues[t]) this.issues.push(issue);
+        this.writes.startRun(this.plans[t]);
+      }
+    });
     this.planIssues = [];
     if (this.bom) this.issues.push({ line: 1, level: 'warning', message: BOM_IGNORED_MESSAGE });
     this.writes.report(this.issues);

@@ -165,7 +165,7 @@ class OtlpStreamImport implements StreamedImportJob {
   /** One turn of work; false when the import is complete. */
   step(): boolean {
     if (this.phase === 'index') this.indexSpans();
-    else if (this.phase === 'plan') this.planRuns();
+    else if (this.phase === 'plan') this.writes.planning(() => this.planRuns());
     else if (this.phase === 'write') this.writeSpans();
     return this.phase !== 'done';
   }

@@ -82,6 +82,14 @@ export class StreamedWrites {
   }
 
   /**
+   * A turn of run planning (startRun for each run), in one read transaction: outside one, each run's id lookup
+   * opened and closed a read of its own, ~13 µs a run (0.34 s for a file of 26,460 one-span traces).
+   */
+  planning(plan: () => void): void {
+    this.db.transaction(plan)();
+  }
+
+  /**
    * A step's records are pending: counted, their line noted (what the file's reader knew of the step's place;
    * 0 when it did not keep it), and a full block committed.
    */
