@@ -15,7 +15,7 @@ import { printHtmlToPdf } from '../platform/print-pdf';
 import type { HomePaths } from './home';
 import type { Db } from './store/open-database';
 import { getRunDetail, resolveRunId, toolStats } from './store/read-runs';
-import { historySignatureCounts, saveRunSignatures, unsignedHistoryRuns } from './store/run-signatures';
+import { historyFor, historySignatureCounts, pipelineHistory, saveRunSignatures, unsignedHistoryRuns, type HistoryRow } from './store/run-signatures';
 import { signaturesOf } from './blame/spectrum';
 import { termBackground } from './scoring/score-retrieval';
 import { jsonText } from './text/json-text';
@@ -62,6 +62,21 @@ const REFRESH_BATCH = 200;
 /** Other runs of the pipeline (newest, with verdicts) the spectrum rule compares a run with. */
 const HISTORY_RUNS = 50;
 
+/**
+ * The spectrum context a refresh's runs share, inside its one transaction (blame writes no run, so the runs
+ * read stay as read): each pipeline's history rows, read once, and the context made from each distinct
+ * history (runs outside their pipeline's newest HISTORY_RUNS all have the same one). Read for every run, they
+ * were a fifth of the blame of a file of 16,000 three-step runs.
+ */
+interface HistoryMemo {
+  rows: Map<string, HistoryRow[]>;
+  contexts: Map<string, { spectrum: ReturnType<typeof historySignatureCounts>['counts']; background: ReturnType<typeof termBackground> | undefined }>;
+}
+
+function newHistoryMemo(): HistoryMemo {
+  return { rows: new Map(), contexts: new Map() };
+}
+
 export function createAnalysis(db: Db, paths: HomePaths): Analysis {
   // A typo in settings.json must not be silently ignored: the problems of the file as last read are kept
   // for getInfo (the app shows a banner, the CLI one line on stderr).
@@ -98,15 +113,24 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
   };
   // The spectrum's view of the pipeline's other runs: signature counts and run inputs, not the runs themselves
   // (a blame used to load up to HISTORY_RUNS whole runs). Runs changed since they were signed are signed again.
-  const historyContext = (runId: string, pipeline: string) => {
-    for (const id of unsignedHistoryRuns(db, pipeline, runId, HISTORY_RUNS)) signRun(id);
-    const { counts, inputs } = historySignatureCounts(db, pipeline, runId, HISTORY_RUNS);
-    return { spectrum: counts, background: inputs.length > 0 ? termBackground(inputs.map((i) => jsonText(i, 5000))) : undefined };
+  // `memo`: what a refresh of many runs shares (HistoryMemo); a blame of its own reads afresh.
+  const historyContext = (runId: string, pipeline: string, memo: HistoryMemo = newHistoryMemo()) => {
+    let rows = memo.rows.get(pipeline);
+    if (!rows) memo.rows.set(pipeline, (rows = pipelineHistory(db, pipeline, HISTORY_RUNS)));
+    const history = historyFor(rows, runId, HISTORY_RUNS);
+    const key = `${pipeline}\n${history.map((r) => `${r.run_id}\n${r.updated_at}`).join('\n')}`;
+    const known = memo.contexts.get(key);
+    if (known) return known;
+    for (const id of unsignedHistoryRuns(db, history)) signRun(id);
+    const { counts, inputs } = historySignatureCounts(db, history);
+    const context = { spectrum: counts, background: inputs.length > 0 ? termBackground(inputs.map((i) => jsonText(i, 5000))) : undefined };
+    memo.contexts.set(key, context);
+    return context;
   };
 
   // The stored assertion, overridden by what this call says (an expected answer given now wins).
   /** `toolTotals`: the store's tool counts, read once for a refresh of many runs (toolStats). */
-  const compute = (runId: string, opts: BlameOptions = {}, toolTotals?: ReturnType<typeof toolStats>): BlameResult => {
+  const compute = (runId: string, opts: BlameOptions = {}, toolTotals?: ReturnType<typeof toolStats>, memo?: HistoryMemo): BlameResult => {
     const version = cache.runState(runId)?.updated_at;
     const detail = getRunDetail(db, runId);
     if (detail.run.verdict && version !== undefined) signRun(runId, { version, detail });
@@ -114,8 +138,8 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     const expected = opts.expected ?? assertion?.expected ?? undefined;
     const result = blameRun(detail, {
       settings,
-      toolStats: toolStats(db, runId, toolTotals),
-      ...historyContext(runId, detail.run.pipeline),
+      toolStats: toolStats(db, runId, toolTotals, detail.steps),
+      ...historyContext(runId, detail.run.pipeline, memo),
       expected,
       asserted: opts.failed ?? assertion?.failed ?? false,
     });
@@ -131,10 +155,10 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
   };
 
   /** The stored blame of a run at this version, computed and stored when there is none. */
-  const storedBlame = (runId: string, updated_at: number, toolTotals?: ReturnType<typeof toolStats>): BlameResult => {
+  const storedBlame = (runId: string, updated_at: number, toolTotals?: ReturnType<typeof toolStats>, memo?: HistoryMemo): BlameResult => {
     const cached = cache.read(runId, hash, updated_at);
     if (cached) return JSON.parse(cached) as BlameResult;
-    const result = compute(runId, {}, toolTotals);
+    const result = compute(runId, {}, toolTotals, memo);
     cache.write(runId, hash, updated_at, {
       healthy: result.healthy,
       blameScore: blameScoreOf(result),
@@ -151,11 +175,12 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
   const refreshBatch = (runIds: string[]): void => {
     const storeBatch = db.transaction(() => {
       const toolTotals = toolStats(db);
+      const memo = newHistoryMemo();
       for (const id of runIds) {
         const state = cache.runState(id);
         if (!state || state.status === 'running') continue;
         try {
-          db.transaction(() => storedBlame(id, state.updated_at, toolTotals))();
+          db.transaction(() => storedBlame(id, state.updated_at, toolTotals, memo))();
         } catch (err) {
           if (isDatabaseFault(err)) throw err;
           console.error(`[traceback] blame of ${id} failed: ${(err as Error).message}`);

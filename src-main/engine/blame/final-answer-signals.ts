@@ -28,10 +28,24 @@ function compile(patterns: string[]): RegExp[] {
   return out;
 }
 
-const compiled = new Map<string[], RegExp[]>();
+// By list: the settings' own arrays, so a settings object's patterns are compiled once and let go with it.
+const compiled = new WeakMap<string[], RegExp[]>();
 export function patternsOf(list: string[]): RegExp[] {
   let r = compiled.get(list);
   if (!r) compiled.set(list, (r = compile(list)));
+  return r;
+}
+
+const joined = new WeakMap<string[], WeakMap<string[], RegExp[]>>();
+/**
+ * The patterns of two lists, `a`'s first. Joined into a new array on each call, they missed the cache every
+ * blame: each compiled them again (a sixth of the blame of a three-step run) and left one more entry behind.
+ */
+export function patternsOfBoth(a: string[], b: string[]): RegExp[] {
+  let byB = joined.get(a);
+  if (!byB) joined.set(a, (byB = new WeakMap()));
+  let r = byB.get(b);
+  if (!r) byB.set(b, (r = [...patternsOf(a), ...patternsOf(b)]));
   return r;
 }
 
@@ -148,7 +162,7 @@ export function finalAnswerSignals(x: DetectionInput): FailureSignal[] {
 
   // A guardrail whose block message became the answer (or that blocked on the way to it).
   const isGuardrail = guardrailTest(g, patternsOf(settings.failure.guardrail_name_patterns));
-  const refusal = patternsOf([...settings.scoring.llm.refusal_patterns, ...settings.failure.give_up_patterns]);
+  const refusal = patternsOfBoth(settings.scoring.llm.refusal_patterns, settings.failure.give_up_patterns);
   for (let p = 0; p < g.steps.length; p++) {
     if (!g.live[p] || g.statuses[p] !== S_OK || !isGuardrail(p)) continue;
     const s = g.steps[p];

@@ -46,7 +46,7 @@ const MAX_WRONG = 20;
  * ("wrongly includes X", "got X", "X is not ..."): `blame.rejecting_words`
  * in the settings, each a word or a regular-expression fragment.
  */
-const rejectingCache = new Map<string[], RegExp>();
+const rejectingCache = new WeakMap<string[], RegExp>();
 function rejectingPattern(words: string[]): RegExp {
   let re = rejectingCache.get(words);
   if (!re) {

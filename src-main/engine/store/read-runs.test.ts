@@ -40,6 +40,10 @@ describe('reading runs', () => {
     expect(Object.keys(withoutA)).toEqual(expect.arrayContaining(['__proto__']));
     expect(toolStats(db, 'a', totals)).toEqual(withoutA);
     expect(toolStats(db, 'b', totals)).toEqual({ search: { calls: 2, failures: 1 }, 'only-in-a': { calls: 1, failures: 1 } });
+    // The run's own calls counted from its steps already read (a refresh blames each run it read): the same.
+    expect(toolStats(db, 'a', totals, getRunDetail(db, 'a').steps)).toEqual(withoutA);
+    expect(toolStats(db, 'b', undefined, getRunDetail(db, 'b').steps)).toEqual(toolStats(db, 'b'));
+    expect(toolStats(db, 'b', totals, getRunDetail(db, 'b').steps)).toEqual({ search: { calls: 2, failures: 1 }, 'only-in-a': { calls: 1, failures: 1 } });
   });
 
   it('steps come back in start order, parents before their children', () => {

@@ -3,7 +3,8 @@
  * queries (runs list, steps of a run) are covered by indexes checked in
  * read-runs.test.ts with EXPLAIN QUERY PLAN.
  */
-import type { ImportError, Run, RunDetail, RunSummary } from '../../../src-shared/model';
+import type { ImportError, Run, RunDetail, RunSummary, Step } from '../../../src-shared/model';
+import { ownValue, setOwn } from '../../../src-shared/own-property';
 import type { RunFilter } from '../../../src-shared/api';
 import { EngineError } from '../../../src-shared/result';
 import { runFromRow, stepFromRow, displayStatus, RUNNING_GRACE_MS, type RunRow, type ScoreRow, type StepRow } from './rows';
@@ -204,14 +205,29 @@ function toolCounts(db: ReadableDb, oneRun: string | null): ToolCounts {
   return Object.fromEntries(rows.map((r) => [r.name, { calls: r.calls, failures: r.failures }]));
 }
 
+type RunStepOutcome = Pick<Step, 'type' | 'name' | 'status'>;
+
+/** toolCounts of one run from its steps already read (`runSteps` of toolStats): the same counts, no statement. */
+function toolCountsOf(steps: readonly RunStepOutcome[]): ToolCounts {
+  const own: ToolCounts = {};
+  for (const s of steps) {
+    if (s.type !== 'tool') continue;
+    let c = ownValue(own, s.name);
+    if (!c) setOwn(own, s.name, (c = { calls: 0, failures: 0 }));
+    c.calls += 1;
+    if (s.status === 'error') c.failures += 1;
+  }
+  return own;
+}
+
 /**
  * Calls and failures per tool name across the store, for the tool scorer's historical failure rate, without
  * `excludeRunId`'s own. `storeTotals` (the store's counts, toolStats(db) read once) saves the scan of every
  * tool step: blaming each of 20,000 imported runs scanned them all for each, which made a refresh quadratic.
  */
-export function toolStats(db: ReadableDb, excludeRunId?: string, storeTotals: ToolCounts = toolCounts(db, null)): ToolCounts {
+export function toolStats(db: ReadableDb, excludeRunId?: string, storeTotals: ToolCounts = toolCounts(db, null), runSteps?: readonly RunStepOutcome[]): ToolCounts {
   if (excludeRunId === undefined) return storeTotals;
-  const own = toolCounts(db, excludeRunId);
+  const own = runSteps ? toolCountsOf(runSteps) : toolCounts(db, excludeRunId);
   const out: [string, { calls: number; failures: number }][] = [];
   for (const [name, total] of Object.entries(storeTotals)) {
     const mine = Object.hasOwn(own, name) ? own[name] : undefined;

@@ -66,3 +66,38 @@ describe('the across-runs spectrum from stored step signatures', () => {
     expect(db.prepare("SELECT COUNT(*) FROM run_signatures WHERE run_id = 'spec-pricing-0'").pluck().get()).toBe(before + 1);
   });
 });
+
+describe('a refresh of many runs shares each pipeline history (analysis-service.ts, HistoryMemo)', () => {
+  it('stores, for every run, the blame it gets when refreshed alone, with more runs than one history holds', async () => {
+    const { syntheticRunRecords, toJsonl } = await import('../../../test/support/synthetic-trace');
+    const runs = 70;
+    const records = Array.from({ length: runs }, (_, i) => {
+      const failing = i % 5 === 0;
+      const recs = syntheticRunRecords({ runId: `many-${i}`, pipeline: 'many', steps: 6, failAt: failing ? 2 : undefined, startTs: 1_700_000_000_000 + i * 1000 });
+      const start = recs[0] as { input?: unknown };
+      start.input = { question: `question ${i} about the ${['ledger', 'invoice', 'refund', 'order', 'payout', 'tax', 'fee'][i % 7]}` };
+      recs.push({ type: 'verdict', run_id: `many-${i}`, pass: !failing, ts: 1_700_000_000_000 + i * 1000 + 500 } as never);
+      return recs;
+    }).flat();
+    const ids = Array.from({ length: runs }, (_, i) => `many-${i}`);
+    const storedBlames = (home: string, refresh: (a: ReturnType<typeof createAnalysis>) => void) => {
+      fs.mkdirSync(home);
+      fs.writeFileSync(path.join(home, 'many.jsonl'), toJsonl(records));
+      const d = openDatabase(path.join(home, 'traces.db'));
+      try {
+        importFile(d, path.join(home, 'many.jsonl'), { final: true });
+        const analysis = createAnalysis(d, homePaths(home));
+        refresh(analysis);
+        return d.prepare('SELECT run_id, result FROM blame_results ORDER BY run_id').all() as { run_id: string; result: string }[];
+      } finally {
+        d.close();
+      }
+    };
+    const together = storedBlames(path.join(dir, 'together'), (a) => a.refresh(ids));
+    const alone = storedBlames(path.join(dir, 'alone'), (a) => ids.forEach((id) => a.refresh([id])));
+    expect(together.length).toBe(runs);
+    expect(together).toEqual(alone);
+    // The history mattered: the failing runs' blame names the step that failed in every failing run and no passing one.
+    expect(together.some((r) => (JSON.parse(r.result) as { blamed: { rule: string }[] }).blamed.some((b) => b.rule === 'spectrum'))).toBe(true);
+  });
+});

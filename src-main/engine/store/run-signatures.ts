@@ -19,30 +19,41 @@ interface SignatureCounts {
   ep: Map<string, number>;
 }
 
-// The pipeline's other runs with verdicts, newest first: the spectrum rule's history (once loaded whole).
+// A pipeline's runs with verdicts, newest first: the spectrum rule's history (once loaded whole).
 const HISTORY_SQL = `
 SELECT run_id, updated_at, verdict, input FROM runs
-WHERE pipeline = ? AND run_id <> ? AND verdict IS NOT NULL
+WHERE pipeline = ? AND verdict IS NOT NULL
 ORDER BY started_at DESC LIMIT ?`;
 
-interface HistoryRow {
+export interface HistoryRow {
   run_id: string;
   updated_at: number;
   verdict: string;
   input: string | null;
 }
 
-/** The pipeline's other runs with verdicts, newest first. */
-function historyRows(db: ReadableDb, pipeline: string, excludeRunId: string, limit: number): HistoryRow[] {
-  return statement(db, HISTORY_SQL).all(pipeline, excludeRunId, limit) as HistoryRow[];
+/**
+ * The newest `limit` + 1 runs with verdicts of a pipeline: the history of each of its runs is these without
+ * itself, the first `limit` (historyFor). A refresh of many runs reads them once per pipeline.
+ */
+export function pipelineHistory(db: ReadableDb, pipeline: string, limit: number): HistoryRow[] {
+  return statement(db, HISTORY_SQL).all(pipeline, limit + 1) as HistoryRow[];
+}
+
+/** A run's history from its pipeline's (pipelineHistory): the same runs, in the same order, as read for it alone. */
+export function historyFor(rows: HistoryRow[], runId: string, limit: number): HistoryRow[] {
+  const out: HistoryRow[] = [];
+  for (const r of rows) {
+    if (out.length === limit) break;
+    if (r.run_id !== runId) out.push(r);
+  }
+  return out;
 }
 
 /** History runs whose stored signatures are missing or older than the run. */
-export function unsignedHistoryRuns(db: ReadableDb, pipeline: string, excludeRunId: string, limit: number): string[] {
+export function unsignedHistoryRuns(db: ReadableDb, rows: HistoryRow[]): string[] {
   const signedAt = statement(db, 'SELECT updated_at FROM signed_runs WHERE run_id = ?');
-  return historyRows(db, pipeline, excludeRunId, limit)
-    .filter((r) => (signedAt.get(r.run_id) as { updated_at: number } | undefined)?.updated_at !== r.updated_at)
-    .map((r) => r.run_id);
+  return rows.filter((r) => (signedAt.get(r.run_id) as { updated_at: number } | undefined)?.updated_at !== r.updated_at).map((r) => r.run_id);
 }
 
 /** Replaces a run's signatures, stamped with the run version they describe (`updatedAt`, read with its steps). */
@@ -59,8 +70,7 @@ export function saveRunSignatures(db: WritableDb, runId: string, updatedAt: numb
  * Signature counts over the pipeline's history runs, and the history runs' inputs (for the term
  * background of relevance scoring). Callers sign stale runs first (unsignedHistoryRuns).
  */
-export function historySignatureCounts(db: ReadableDb, pipeline: string, excludeRunId: string, limit: number): { counts: SignatureCounts; inputs: (Json | null)[] } {
-  const rows = historyRows(db, pipeline, excludeRunId, limit);
+export function historySignatureCounts(db: ReadableDb, rows: HistoryRow[]): { counts: SignatureCounts; inputs: (Json | null)[] } {
   const counts: SignatureCounts = { failingRuns: 0, passingRuns: 0, ef: new Map(), ep: new Map() };
   const sigsOf = statement(db, 'SELECT signature FROM run_signatures WHERE run_id = ?', 'pluck');
   for (const r of rows) {
