@@ -4,11 +4,13 @@
  * figure, with its CPU and wall times. bench/otlp-large-file.ts and
  * bench/langchain-large-file.ts measure with it.
  *
- * Run as a script, this file is the child: `tsx bench/import-in-child.ts FILE DB stream|whole otlp|langchain`.
+ * Run as a script, this file is the child: `tsx bench/import-in-child.ts FILE DB stream|whole otlp|langchain`
+ * (or its bundle, run by node: ChildRunner).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { buildSync } from 'esbuild';
 import type { ImportError } from '../src-shared/model';
 import { openDatabase } from '../src-main/engine/store/open-database';
 import { importWhole } from '../src-main/engine/ingest/import-foreign';
@@ -28,10 +30,29 @@ type StreamedFormat = 'otlp' | 'langchain';
 /** The streamed import of each format, called directly: a file it gives up on fails the bench rather than falling back. */
 const STREAMED = { otlp: importOtlpStreaming, langchain: importLangChainStreaming } as const;
 
+/**
+ * How the child runs the engine: `tsx`, as `tb import` does (bin/tb.mjs: tsx's loader thread and the transpiled
+ * sources add ~38 MB to a process's RSS), or `bundled`, as the app runs it (electron-vite bundles the engine
+ * into its worker; here esbuild bundles this file, its packages left to node_modules as electron-vite leaves them).
+ */
+export type ChildRunner = 'tsx' | 'bundled';
+
+const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+let bundled: string | null = null;
+
+/** This file bundled, once a process, under node_modules/.cache (so its packages resolve from node_modules). */
+function bundledChild(): string {
+  if (bundled) return bundled;
+  const out = path.join(ROOT, 'node_modules', '.cache', 'traceback-bench', `import-in-child-${process.pid}.mjs`);
+  buildSync({ entryPoints: [new URL(import.meta.url).pathname], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: out, logLevel: 'error' });
+  process.once('exit', () => fs.rmSync(out, { force: true }));
+  return (bundled = out);
+}
+
 /** Imports `file` of `format` in a fresh process (streamed or whole-document) and returns its peak RSS and times. */
-export function measureImportInChild(file: string, dbFile: string, mode: 'stream' | 'whole', format: StreamedFormat): ChildImport | { failed: string } {
-  const tsx = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'node_modules', '.bin', 'tsx');
-  const r = spawnSync(tsx, [new URL(import.meta.url).pathname, file, dbFile, mode, format], { encoding: 'utf8', maxBuffer: 1e7 });
+export function measureImportInChild(file: string, dbFile: string, mode: 'stream' | 'whole', format: StreamedFormat, runner: ChildRunner = 'tsx'): ChildImport | { failed: string } {
+  const [command, script] = runner === 'tsx' ? [path.join(ROOT, 'node_modules', '.bin', 'tsx'), new URL(import.meta.url).pathname] : [process.execPath, bundledChild()];
+  const r = spawnSync(command, [script, file, dbFile, mode, format], { encoding: 'utf8', maxBuffer: 1e7 });
   const last = r.stdout.trim().split('\n').pop() ?? '';
   try {
     return JSON.parse(last) as ChildImport;

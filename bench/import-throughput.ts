@@ -136,6 +136,7 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
   const largeSpans = writeLargeOtlp(largeFile, OTLP_LARGE_MB);
   const largeMb = fs.statSync(largeFile).size / 1e6;
   const rssLarge = importInChild(largeFile, path.join(dir, 'rss-large.db'), 'stream');
+  const rssLargeBundled = importInChild(largeFile, path.join(dir, 'rss-large-bundled.db'), 'stream', 'bundled');
   fs.rmSync(largeFile, { force: true });
   const rss = (c: typeof rssStream) => ('failed' in c ? `failed (${c.failed})` : `${c.maxRssMb.toFixed(0)} MB`);
 
@@ -158,7 +159,7 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
       `OTLP peak RSS (child process, maxRSS) for the ${otlpMb.toFixed(1)} MB file: streamed ${rss(rssStream)}, whole-document ${rss(rssWhole)}`,
       'failed' in rssLarge
         ? `OTLP peak RSS for a generated ${largeMb.toFixed(0)} MB file: ${rss(rssLarge)} (goal ≤ 300 MB)`
-        : `OTLP peak RSS for a generated ${largeMb.toFixed(0)} MB file (${largeSpans.toLocaleString('en')} spans, one trace), streamed: ${rss(rssLarge)} (goal ≤ 300 MB); ${rssLarge.steps.toLocaleString('en')} steps in ${rssLarge.cpuMs.toFixed(0)} ms CPU, ${rssLarge.wallMs.toFixed(0)} ms wall`,
+        : `OTLP peak RSS for a generated ${largeMb.toFixed(0)} MB file (${largeSpans.toLocaleString('en')} spans, one trace), streamed: ${rss(rssLarge)} through tsx as \`tb import\` runs it, ${rss(rssLargeBundled)} bundled as the app's engine worker runs it (goal ≤ 300 MB); ${rssLarge.steps.toLocaleString('en')} steps in ${rssLarge.cpuMs.toFixed(0)} ms CPU, ${rssLarge.wallMs.toFixed(0)} ms wall`,
       'unavailable' in peer
         ? `peer: DuckDB read_json not measured (${peer.unavailable})`
         : `peer: DuckDB ${peer.version} read_json of the same file into a table of ${peer.rows.toLocaleString('en')} span rows, best of ${OTLP_REPEATS}: ${peer.ms.toFixed(0)} ms = ${(steps / (peer.ms / 1000) / rawRate).toFixed(2)}× raw; Traceback's OTLP import takes ${(otlpMs / peer.ms).toFixed(1)}× DuckDB's time`,

@@ -6,7 +6,7 @@
  * bench/import-in-child.ts.
  */
 import fs from 'node:fs';
-import { measureImportInChild, type ChildImport } from './import-in-child';
+import { measureImportInChild, type ChildImport, type ChildRunner } from './import-in-child';
 
 const KINDS = ['CHAIN', 'LLM', 'TOOL', 'RETRIEVER'] as const;
 
@@ -74,6 +74,6 @@ export function writeLargeOtlp(file: string, mb: number, ownTrace = false): numb
 }
 
 /** Imports `file` in a fresh process (streaming or whole-document path) and returns its peak RSS and times. */
-export function importInChild(file: string, dbFile: string, mode: 'stream' | 'whole'): ChildImport | { failed: string } {
-  return measureImportInChild(file, dbFile, mode, 'otlp');
+export function importInChild(file: string, dbFile: string, mode: 'stream' | 'whole', runner: ChildRunner = 'tsx'): ChildImport | { failed: string } {
+  return measureImportInChild(file, dbFile, mode, 'otlp', runner);
 }
