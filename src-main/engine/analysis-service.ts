@@ -118,7 +118,7 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     let rows = memo.rows.get(pipeline);
     if (!rows) memo.rows.set(pipeline, (rows = pipelineHistory(db, pipeline, HISTORY_RUNS)));
     const history = historyFor(rows, runId, HISTORY_RUNS);
-    const key = `${pipeline}\n${history.map((r) => `${r.run_id}\n${r.updated_at}`).join('\n')}`;
+    const key = JSON.stringify([pipeline, ...history.flatMap((r) => [r.run_id, r.updated_at])]);
     const known = memo.contexts.get(key);
     if (known) return known;
     for (const id of unsignedHistoryRuns(db, history)) signRun(id);

@@ -7,6 +7,7 @@ import { openDatabase, type Db } from './open-database';
 import { importFile } from '../ingest/import-file';
 import { createAnalysis } from '../analysis-service';
 import { getRunDetail, toolStats } from './read-runs';
+import { historyFor, pipelineHistory } from './run-signatures';
 import { blameRun } from '../blame/index';
 import { DEFAULT_SETTINGS } from '../scoring/settings';
 
@@ -73,7 +74,7 @@ describe('a refresh of many runs shares each pipeline history (analysis-service.
     const runs = 70;
     const records = Array.from({ length: runs }, (_, i) => {
       const failing = i % 5 === 0;
-      const recs = syntheticRunRecords({ runId: `many-${i}`, pipeline: 'many', steps: 6, failAt: failing ? 2 : undefined, startTs: 1_700_000_000_000 + i * 1000 });
+      const recs = syntheticRunRecords({ runId: `many-${i}`, pipeline: 'many', steps: 6, failAt: failing ? 2 : undefined, startTs: 1_700_000_000_000 + Math.floor(i / 3) * 1000 });
       const start = recs[0] as { input?: unknown };
       start.input = { question: `question ${i} about the ${['ledger', 'invoice', 'refund', 'order', 'payout', 'tax', 'fee'][i % 7]}` };
       recs.push({ type: 'verdict', run_id: `many-${i}`, pass: !failing, ts: 1_700_000_000_000 + i * 1000 + 500 } as never);
@@ -88,6 +89,10 @@ describe('a refresh of many runs shares each pipeline history (analysis-service.
         importFile(d, path.join(home, 'many.jsonl'), { final: true });
         const analysis = createAnalysis(d, homePaths(home));
         refresh(analysis);
+        // Each run's history is what the one query for it read before (runs start three at a time: ties included).
+        const bySql = d.prepare('SELECT run_id FROM runs WHERE pipeline = ? AND run_id <> ? AND verdict IS NOT NULL ORDER BY started_at DESC LIMIT ?').pluck();
+        const newest = pipelineHistory(d, 'many', 50);
+        for (const id of ids) expect(historyFor(newest, id, 50).map((r) => r.run_id)).toEqual(bySql.all('many', id, 50));
         return d.prepare('SELECT run_id, result FROM blame_results ORDER BY run_id').all() as { run_id: string; result: string }[];
       } finally {
         d.close();
@@ -97,7 +102,10 @@ describe('a refresh of many runs shares each pipeline history (analysis-service.
     const alone = storedBlames(path.join(dir, 'alone'), (a) => ids.forEach((id) => a.refresh([id])));
     expect(together.length).toBe(runs);
     expect(together).toEqual(alone);
-    // The history mattered: the failing runs' blame names the step that failed in every failing run and no passing one.
-    expect(together.some((r) => (JSON.parse(r.result) as { blamed: { rule: string }[] }).blamed.some((b) => b.rule === 'spectrum'))).toBe(true);
+    // The history mattered: the newest failing run is compared with the 50 runs before it, itself counted among the failing.
+    const newestFailing = together.find((r) => r.run_id === 'many-65')!;
+    const spectrum = (JSON.parse(newestFailing.result) as { blamed: { rule: string; reason: string }[] }).blamed.find((b) => b.rule === 'spectrum');
+    const counted = /of (\d+) failing runs and \d+ of (\d+) passing runs/.exec(spectrum?.reason ?? '');
+    expect(counted && Number(counted[1]) + Number(counted[2])).toBe(51);
   });
 });

@@ -290,7 +290,10 @@ export function runIdsOf(records: readonly TraceRecord[]): Set<string> {
   return ids;
 }
 
-/** Marks runs as touched now (a new version each), so "running" vs "incomplete" and cached analyses see the change. */
+/**
+ * Marks runs as touched now (a new version each), so "running" vs "incomplete" and cached analyses see the change.
+ * An id named twice in one call gets one new version (one statement touches each run once).
+ */
 export function touchRuns(db: Db, runIds: Iterable<string>, at: number = Date.now()): void {
   const stmt = db.prepare(`UPDATE runs SET updated_at = ${NEXT_VERSION('updated_at', '?')} WHERE run_id ${IN_BATCH()}`);
   for (const batch of idBatches(runIds)) stmt.run(at, batch);
