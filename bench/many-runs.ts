@@ -3,6 +3,7 @@
  * - OTLP: a document whose every span is a trace of its own (a collector's batch of short requests), against the
  *   same spans as one trace, each imported in a child process: time and peak RSS. A trace used to cost ~27 KB
  *   until the end of the import, and 100,000 of them took 17 minutes and 4 GB.
+ * - native: a folder of one-run files (a file a run, as the SDKs write them) against the same runs in one file.
  * - native: `tb import` of N one-step runs (import, then the blame of every run, as the engine stores it), at N
  *   and 4N: linear is ×4. Blaming each run used to scan every stored tool step and every run of its pipeline.
  */
@@ -11,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src-main/engine/store/open-database';
 import { importFile } from '../src-main/engine/ingest/import-file';
+import { importPaths } from '../src-main/engine/ingest/import-paths';
 import { createAnalysis } from '../src-main/engine/analysis-service';
 import { homePaths } from '../src-main/engine/home';
 import { syntheticRunRecords, toJsonl } from '../test/support/synthetic-trace';
@@ -18,6 +20,7 @@ import { importInChild, writeLargeOtlp } from './otlp-large-file';
 
 const OTLP_MB = Number(process.env.TB_BENCH_MANY_MB ?? 20);
 const NATIVE_RUNS = Number(process.env.TB_BENCH_MANY_RUNS ?? 4000);
+const FILE_RUNS = Number(process.env.TB_BENCH_MANY_FILES ?? 2000);
 
 function otlpManyTraces(dir: string): string[] {
   const many = path.join(dir, 'many.otlp.json');
@@ -61,10 +64,41 @@ function nativeManyRuns(dir: string): string[] {
   ];
 }
 
+/**
+ * A folder of one-run files, as the SDKs write them (a file a run), imported as `tb import FOLDER` does, against
+ * the same runs in one file: the cost of a file. Best of 3 each, alternating, on fresh stores.
+ */
+function nativeManyFiles(dir: string): string[] {
+  const folder = path.join(dir, 'run-files');
+  fs.mkdirSync(folder);
+  const runs = Array.from({ length: FILE_RUNS }, (_, i) => syntheticRunRecords({ runId: `file-${i}`, steps: 3, pipeline: `pipeline-${i % 5}`, startTs: 1_700_000_000_000 + i * 1000 }));
+  runs.forEach((records, i) => fs.writeFileSync(path.join(folder, `run-${i}.jsonl`), toJsonl(records)));
+  const oneFile = path.join(dir, 'all-runs.jsonl');
+  fs.writeFileSync(oneFile, toJsonl(runs.flat()));
+  let files = Infinity;
+  let one = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const a = openDatabase(path.join(dir, `files-${i}.db`));
+    let t = performance.now();
+    const outcome = importPaths(a, [folder]);
+    files = Math.min(files, performance.now() - t);
+    a.close();
+    if (outcome.errors.length) throw new Error(`many-files bench: ${outcome.errors[0].message}`);
+    const b = openDatabase(path.join(dir, `one-${i}.db`));
+    t = performance.now();
+    importFile(b, oneFile, { final: true });
+    one = Math.min(one, performance.now() - t);
+    b.close();
+  }
+  return [
+    `native folder of ${FILE_RUNS.toLocaleString('en')} one-run files (three steps each, as the SDKs write them), \`tb import FOLDER\`, best of 3: ${files.toFixed(0)} ms = ${((files / FILE_RUNS) * 1000).toFixed(0)} µs a file; the same runs in one file: ${one.toFixed(0)} ms (×${(files / one).toFixed(1)}; no goal)`,
+  ];
+}
+
 export function benchManyRuns(): string[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tb-bench-many-'));
   try {
-    return [...otlpManyTraces(dir), ...nativeManyRuns(dir)];
+    return [...otlpManyTraces(dir), ...nativeManyRuns(dir), ...nativeManyFiles(dir)];
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

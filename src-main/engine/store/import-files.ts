@@ -6,6 +6,7 @@
 import type { ImportError } from '../../../src-shared/model';
 import { nameInvisibleChars } from '../text/invisible-chars';
 import type { Db, ReadableDb } from './open-database';
+import { statement } from './statement-cache';
 import { storeStepCounts } from './step-counts';
 import { touchRuns } from './write-records';
 import { IN_BATCH, idBatches } from './id-batches';
@@ -19,11 +20,12 @@ export interface FileState {
 }
 
 export function readFileState(db: ReadableDb, file: string): FileState | undefined {
-  return db.prepare('SELECT size, offset, line, format, refused FROM import_files WHERE path = ?').get(file) as FileState | undefined;
+  return statement(db, 'SELECT size, offset, line, format, refused FROM import_files WHERE path = ?').get(file) as FileState | undefined;
 }
 
 export function saveFileState(db: Db, file: string, s: FileState, size: number): void {
-  db.prepare(
+  statement(
+    db,
     `INSERT INTO import_files (path, offset, line, size, format, refused, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(path) DO UPDATE SET offset = excluded.offset, line = excluded.line, size = excluded.size,
        format = excluded.format, refused = excluded.refused, updated_at = excluded.updated_at`,
@@ -37,7 +39,7 @@ export function saveFileState(db: Db, file: string, s: FileState, size: number):
  */
 export function insertImportErrors(db: Db, errors: ImportError[]): void {
   if (errors.length === 0) return;
-  const stmt = db.prepare('INSERT OR IGNORE INTO import_errors (path, line, level, message, created_at) VALUES (?, ?, ?, ?, ?)');
+  const stmt = statement(db, 'INSERT OR IGNORE INTO import_errors (path, line, level, message, created_at) VALUES (?, ?, ?, ?, ?)');
   const now = Date.now();
   for (const e of errors) stmt.run(e.file, e.line, e.level, nameInvisibleChars(e.message), now);
 }
@@ -47,7 +49,7 @@ export function insertImportErrors(db: Db, errors: ImportError[]): void {
  * change): the problems recorded for it. Callers hold the transaction of the new read's first write.
  */
 export function forgetFileProblems(db: Db, file: string): void {
-  db.prepare('DELETE FROM import_errors WHERE path = ?').run(file);
+  statement(db, 'DELETE FROM import_errors WHERE path = ?').run(file);
 }
 
 /** The prefix of a synthetic root's id (ingest/foreign/synthetic-parent-id.ts). */
@@ -61,8 +63,8 @@ const PAST_SYNTHETIC_PARENTS = SYNTHETIC_PARENT_PREFIX.slice(0, -1) + String.fro
  * `written` holds the synthetic-looking step ids this read stored in each run (recorded ones included).
  */
 export function dropStaleSyntheticSteps(db: Db, written: Map<string, Set<string>>, runs: Iterable<string>): void {
-  const stale = db.prepare('SELECT s.run_id, s.step_id FROM json_each(?) j JOIN steps s ON s.run_id = j.value WHERE s.step_id >= ? AND s.step_id < ?');
-  const drop = db.prepare('DELETE FROM steps WHERE run_id = ? AND step_id = ?');
+  const stale = statement(db, 'SELECT s.run_id, s.step_id FROM json_each(?) j JOIN steps s ON s.run_id = j.value WHERE s.step_id >= ? AND s.step_id < ?');
+  const drop = statement(db, 'DELETE FROM steps WHERE run_id = ? AND step_id = ?');
   for (const batch of idBatches(runs)) {
     for (const { run_id, step_id } of stale.all(batch, SYNTHETIC_PARENT_PREFIX, PAST_SYNTHETIC_PARENTS) as { run_id: string; step_id: string }[]) {
       if (!written.get(run_id)?.has(step_id)) drop.run(run_id, step_id);
@@ -82,7 +84,7 @@ export function noteSyntheticSteps(records: readonly { type: string; run_id: str
 
 /** Every problem recorded for a file (an absolute path), in line order. */
 export function importErrorsOf(db: ReadableDb, file: string): ImportError[] {
-  return db.prepare('SELECT path AS file, line, level, message FROM import_errors WHERE path = ? ORDER BY line, id').all(file) as ImportError[];
+  return statement(db, 'SELECT path AS file, line, level, message FROM import_errors WHERE path = ? ORDER BY line, id').all(file) as ImportError[];
 }
 
 /**
@@ -113,7 +115,7 @@ function problemConcernsRun(message: string, runId: string): boolean {
  */
 export function importProblemCounts(db: ReadableDb): (runId: string, file: string | null) => { errors: number; warnings: number } {
   const byFile = new Map<string, { level: string; message: string }[]>();
-  for (const p of db.prepare('SELECT path, level, message FROM import_errors').all() as { path: string; level: string; message: string }[]) {
+  for (const p of statement(db, 'SELECT path, level, message FROM import_errors').all() as { path: string; level: string; message: string }[]) {
     const list = byFile.get(p.path);
     if (list) list.push(p);
     else byFile.set(p.path, [p]);
@@ -140,7 +142,7 @@ export function importProblemsOfRun(db: ReadableDb, runId: string, limit = 500):
 }
 
 export function runsFromFile(db: ReadableDb, file: string): string[] {
-  return (db.prepare('SELECT run_id FROM runs WHERE source_file = ? ORDER BY started_at').all(file) as { run_id: string }[]).map((r) => r.run_id);
+  return (statement(db, 'SELECT run_id FROM runs WHERE source_file = ? ORDER BY started_at').all(file) as { run_id: string }[]).map((r) => r.run_id);
 }
 
 /**
@@ -152,7 +154,7 @@ export function runsFromFile(db: ReadableDb, file: string): string[] {
  */
 export function settleForeignRuns(db: Db, runIds: Iterable<string>): void {
   const ids = [...runIds];
-  const mark = db.prepare(`UPDATE runs SET status = 'incomplete' WHERE run_id ${IN_BATCH()} AND status = 'running'`);
+  const mark = statement(db, `UPDATE runs SET status = 'incomplete' WHERE run_id ${IN_BATCH()} AND status = 'running'`);
   for (const batch of idBatches(ids)) mark.run(batch);
   touchRuns(db, ids);
   storeStepCounts(db, ids);

@@ -7,6 +7,7 @@
  * writing to the same renamed run across imports and restarts.
  */
 import type { Db } from './open-database';
+import { statement } from './statement-cache';
 
 /** Separator of the suffix; a character SDK run ids (uuid-like) never hold. */
 const COLLISION_SEPARATOR = '~';
@@ -17,8 +18,8 @@ export interface RunIdResolver {
 }
 
 export function createRunIdResolver(db: Db, file: string): RunIdResolver {
-  const owner = db.prepare('SELECT source_file FROM runs WHERE run_id = ?');
-  const mine = db.prepare(`SELECT run_id FROM runs WHERE source_file = ? AND substr(run_id, 1, ?) = ? ORDER BY length(run_id), run_id LIMIT 1`);
+  const owner = statement(db, 'SELECT source_file FROM runs WHERE run_id = ?');
+  const mine = statement(db, `SELECT run_id FROM runs WHERE source_file = ? AND substr(run_id, 1, ?) = ? ORDER BY length(run_id), run_id LIMIT 1`);
   const cache = new Map<string, string>();
   return {
     resolve(runId) {

@@ -15,9 +15,10 @@ export const CHANGED_RUNS_SQL = `SELECT r.run_id, r.updated_at FROM runs r LEFT 
 /** Counts again the steps of runs changed since the last catch-up. */
 export function catchUpStepCounts(db: Db, now = Date.now()): void {
   const mark = readMark(db, 'step_counts', now);
-  const changed = db.prepare(CHANGED_RUNS_SQL).all(mark) as { run_id: string; updated_at: number }[];
+  const changed = statement(db, CHANGED_RUNS_SQL).all(mark) as { run_id: string; updated_at: number }[];
   if (changed.length === 0) return;
-  const upsert = db.prepare(
+  const upsert = statement(
+    db,
     `INSERT INTO run_step_counts (run_id, version, steps) VALUES (@run_id, @version, (SELECT COUNT(*) FROM steps WHERE run_id = @run_id))
      ON CONFLICT(run_id) DO UPDATE SET version = excluded.version, steps = excluded.steps`,
   );
@@ -43,7 +44,8 @@ export function catchUpStepCounts(db: Db, now = Date.now()): void {
  */
 export function storeStepCounts(db: Db, runIds: Iterable<string>): void {
   // Each run's count and version are read together, a batch of runs a statement (id-batches.ts).
-  const store = db.prepare(
+  const store = statement(
+    db,
     `INSERT INTO run_step_counts (run_id, version, steps)
      SELECT r.run_id, r.updated_at, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) FROM json_each(?) j JOIN runs r ON r.run_id = j.value WHERE true
      ON CONFLICT(run_id) DO UPDATE SET version = excluded.version, steps = excluded.steps`,
