@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { buildSync } from 'esbuild';
+import { createRequire } from 'node:module';
 import type { ImportError } from '../src-shared/model';
 import { openDatabase } from '../src-main/engine/store/open-database';
 import { importWhole } from '../src-main/engine/ingest/import-foreign';
@@ -40,12 +40,16 @@ export type ChildRunner = 'tsx' | 'bundled';
 const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 let bundled: string | null = null;
 
-/** This file bundled, once a process, under node_modules/.cache (so its packages resolve from node_modules). */
+/**
+ * This file bundled, once a process, under node_modules/.cache (so its packages resolve from node_modules; one
+ * file, rebuilt by each bench, so an interrupted one leaves nothing behind to pile up). esbuild is loaded here,
+ * not imported at the top: the bundled child would load its API too, and that would count in its memory.
+ */
 function bundledChild(): string {
   if (bundled) return bundled;
-  const out = path.join(ROOT, 'node_modules', '.cache', 'traceback-bench', `import-in-child-${process.pid}.mjs`);
+  const out = path.join(ROOT, 'node_modules', '.cache', 'traceback-bench', 'import-in-child.mjs');
+  const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   buildSync({ entryPoints: [new URL(import.meta.url).pathname], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: out, logLevel: 'error' });
-  process.once('exit', () => fs.rmSync(out, { force: true }));
   return (bundled = out);
 }
 

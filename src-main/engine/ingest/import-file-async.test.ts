@@ -6,6 +6,8 @@ import { createEngine, type Engine } from '../create-engine';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
 import { foldRecords } from './native/fold-records';
 import { exportOtlp } from './foreign/index';
+import { importFile } from './import-file';
+import { importFileAsync } from './import-file-async';
 
 let engine: Engine | undefined;
 afterEach(async () => {
@@ -101,6 +103,35 @@ describe('the engine importing a big native file', () => {
     expect(progress.map((p) => p.bytesDone)).toEqual([...progress.map((p) => p.bytesDone)].sort((a, b) => a - b));
     const count = engine!.db.prepare("SELECT count(*) AS n FROM steps WHERE run_id = 'big-native'").get() as { n: number };
     expect(count.n).toBe(8_000);
+  });
+
+  it("another file's run of the same id, imported while it streams, stays a run of its own (nothing read waits uncommitted across a turn)", async () => {
+    const { file } = setupNative(8_000);
+    // The big file's last block also holds a small run "shared"; another file holds a run "shared" too.
+    fs.appendFileSync(file, toJsonl(syntheticRunRecords({ runId: 'shared', steps: 3 })));
+    const other = path.join(path.dirname(file), 'other.jsonl');
+    fs.writeFileSync(other, toJsonl(syntheticRunRecords({ runId: 'shared', steps: 2 })));
+    const db = engine!.db;
+    let turns = 0;
+    let otherDuring = false;
+    const result = await importFileAsync(db, file, {
+      final: true,
+      onProgress: (p) => {
+        turns++;
+        // A turn given up after the whole file was read: the other file is imported in it (the engine's watcher could).
+        if (p.bytesDone >= p.bytesTotal && !otherDuring) {
+          otherDuring = true;
+          importFile(db, other, { final: true });
+        }
+      },
+    });
+    if (!otherDuring) importFile(db, other, { final: true });
+    expect(turns).toBeGreaterThan(3);
+    const runs = db.prepare("SELECT run_id, source_file, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.run_id) AS steps FROM runs r WHERE run_id LIKE 'shared%' ORDER BY run_id").all();
+    expect(runs).toEqual([
+      { run_id: 'shared', source_file: result.file, steps: 3 },
+      { run_id: 'shared~2', source_file: path.resolve(other), steps: 2 },
+    ]);
   });
 
   it('cancelImport stops it between blocks; importing again goes on from the stored offset and completes the run', async () => {

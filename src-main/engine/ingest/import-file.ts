@@ -359,11 +359,14 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
     offset += lastNl + 1;
     pendingEnd = { offset, line };
     // The file's last block is committed with the end of the file below (one transaction, not two: a folder of
-    // one-run files paid a second commit for each).
-    if (pos < size) flush();
+    // one-run files paid a second commit for each), and without a turn given up first: records waiting across a
+    // turn would let another import take their run ids (their owners were looked up already) and merge the runs.
+    const lastBlockRead = pos >= size;
+    if (!lastBlockRead) flush();
     carryBytes = data.length - (lastNl + 1);
     buf.copy(buf, 0, lastNl + 1, data.length);
     carry = buf.subarray(0, carryBytes);
+    if (lastBlockRead) break;
     yield pos;
     if (opts.signal?.aborted) {
       cancelled = true;
