@@ -35,6 +35,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  */
 const READ_BYTES = 1024 * 1024;
 /**
+ * A file modified less than this before its state was stored is read again when next looked at: file systems
+ * that keep modification times to the second (or two: FAT) would otherwise hide a rewrite of the same size made
+ * in the second of an import, and a write during an import is then seen too. A file written just before its
+ * import is read once more, then left alone.
+ */
+const UNCHANGED_MARGIN_MS = 2_000;
+/**
  * Bytes decoded into one string: a string of up to 64 kB (two bytes per character after a UTF-8 decode) stays
  * under V8's large-object size (128 kB), so it is allocated young and dies young.
  */
@@ -109,6 +116,12 @@ export function openForImport(db: Db, filePath: string): { result: FileImportRes
     }
     // A refused file is looked at again only when it changes.
     if (state?.refused && state.size === size) return { result: finish(db, file, [], newErrors, 0) };
+    // Read to its end and not written since (its size, and a modification time well before that read was stored):
+    // nothing to read. A foreign file was read whole again, and its runs given new versions (so blamed again), at
+    // every look at the inbox: each `tb` command and each start of the app, for every trace the OTLP receiver wrote.
+    if (state && !state.refused && state.offset === size && state.size === size && state.updated_at !== undefined && st.mtimeMs < state.updated_at - UNCHANGED_MARGIN_MS) {
+      return { result: finish(db, file, [], newErrors, 0) };
+    }
     if (state?.refused) state = undefined;
     const format: DetectedFormat = state && state.offset > 0 ? { kind: state.format } : detectFileFormat(fd, file);
     if ('message' in format) {

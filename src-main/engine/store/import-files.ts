@@ -17,10 +17,12 @@ export interface FileState {
   line: number;
   format: string;
   refused: string | null;
+  /** When this state was stored (ms; read back only). */
+  updated_at?: number;
 }
 
 export function readFileState(db: ReadableDb, file: string): FileState | undefined {
-  return statement(db, 'SELECT size, offset, line, format, refused FROM import_files WHERE path = ?').get(file) as FileState | undefined;
+  return statement(db, 'SELECT size, offset, line, format, refused, updated_at FROM import_files WHERE path = ?').get(file) as FileState | undefined;
 }
 
 export function saveFileState(db: Db, file: string, s: FileState, size: number): void {
