@@ -40,7 +40,7 @@ function warnAboutSettings(engine: Engine): Engine {
  * never fail the command: `tb import` shows them all.
  */
 function syncInbox(engine: Engine): void {
-  const report = importPaths(engine.db, [engine.paths.inbox], { final: false });
+  const report = importPaths(engine.db, [engine.paths.inbox], { final: false, skipUnchanged: true });
   if (report.changedRuns.length) engine.analysis.refresh(report.changedRuns);
   const errors = report.newErrors.filter((e) => e.level === 'error');
   if (errors.length) {

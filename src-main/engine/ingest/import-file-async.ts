@@ -19,7 +19,7 @@ import type { StreamImportOptions } from './otlp/otlp-stream-import';
 const STREAM_TURNS_MIN_BYTES = 4 * 1024 * 1024;
 
 export async function importFileAsync(db: Db, filePath: string, opts: ImportFileOptions & StreamImportOptions = {}): Promise<FileImportResult> {
-  const opened = openForImport(db, filePath);
+  const opened = openForImport(db, filePath, opts);
   if ('result' in opened) return opened.result;
   try {
     if ((opened.format === 'otlp' || opened.format === 'langchain') && opened.size >= STREAM_TURNS_MIN_BYTES) return await importStreamedAsync(db, opened.fd, opened.file, opened.size, opened.format, opened.newErrors, opts);

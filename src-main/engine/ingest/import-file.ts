@@ -35,10 +35,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  */
 const READ_BYTES = 1024 * 1024;
 /**
- * A file modified less than this before its state was stored is read again when next looked at: file systems
- * that keep modification times to the second (or two: FAT) would otherwise hide a rewrite of the same size made
- * in the second of an import, and a write during an import is then seen too. A file written just before its
- * import is read once more, then left alone.
+ * A file changed less than this before its last read began is read again when next looked at (skipUnchanged):
+ * file systems that keep times to the second (or two: FAT) would otherwise hide a rewrite of the same size made
+ * in the second the read began. A file written just before its import is read once more, then left alone.
  */
 const UNCHANGED_MARGIN_MS = 2_000;
 /**
@@ -59,10 +58,17 @@ export interface ImportFileOptions {
   onChunkCommitted?: (linesSoFar: number) => void;
   /** Test hook: lines longer than this are read piecewise (default HUGE_LINE_BYTES, 32 MB). */
   hugeLineBytes?: number;
+  /**
+   * A look at the inbox (each `tb` command, the app's watcher): a file read to its end and not changed since is
+   * left alone. A file the user names is read again (after an upgrade of a foreign format's mapping, say).
+   */
+  skipUnchanged?: boolean;
+  /** Test hook: UNCHANGED_MARGIN_MS. */
+  unchangedMarginMs?: number;
 }
 
 export function importFile(db: Db, filePath: string, opts: ImportFileOptions = {}): FileImportResult {
-  const opened = openForImport(db, filePath);
+  const opened = openForImport(db, filePath, opts);
   if ('result' in opened) return opened.result;
   try {
     return importOpened(db, opened, opts);
@@ -87,7 +93,7 @@ export interface OpenedFile {
  * Opens a file for import and settles what needs no reading: missing, special, refused and unchanged, or of an
  * unknown format (`result`, the file already closed); otherwise the open file and how to read it.
  */
-export function openForImport(db: Db, filePath: string): { result: FileImportResult } | OpenedFile {
+export function openForImport(db: Db, filePath: string, opts: Pick<ImportFileOptions, 'skipUnchanged' | 'unchangedMarginMs'> = {}): { result: FileImportResult } | OpenedFile {
   const file = path.resolve(filePath);
   let fd: number;
   try {
@@ -116,10 +122,13 @@ export function openForImport(db: Db, filePath: string): { result: FileImportRes
     }
     // A refused file is looked at again only when it changes.
     if (state?.refused && state.size === size) return { result: finish(db, file, [], newErrors, 0) };
-    // Read to its end and not written since (its size, and a modification time well before that read was stored):
-    // nothing to read. A foreign file was read whole again, and its runs given new versions (so blamed again), at
-    // every look at the inbox: each `tb` command and each start of the app, for every trace the OTLP receiver wrote.
-    if (state && !state.refused && state.offset === size && state.size === size && state.updated_at !== undefined && st.mtimeMs < state.updated_at - UNCHANGED_MARGIN_MS) {
+    // Read to its end and not changed since (its size, and its last change well before that read began): nothing
+    // to read. A foreign file was read whole again, and its runs given new versions (so blamed again), at every look
+    // at the inbox: each `tb` command and each start of the app, for every trace the OTLP receiver wrote. The
+    // change time (ctime) moves with any write, rename onto it or copy, even one that sets an old modification time.
+    const changedAt = Math.max(st.mtimeMs, st.ctimeMs);
+    const margin = opts.unchangedMarginMs ?? UNCHANGED_MARGIN_MS;
+    if (opts.skipUnchanged && state && !state.refused && state.offset === size && state.size === size && state.updated_at !== undefined && changedAt < state.updated_at - margin) {
       return { result: finish(db, file, [], newErrors, 0) };
     }
     if (state?.refused) state = undefined;
@@ -188,6 +197,8 @@ function* importNativeBlocks(db: Db, fd: number, file: string, size: number, sta
 }
 
 function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start: FileState, opts: ImportFileOptions & { signal?: AbortSignal }, newErrors: ImportError[]): Generator<number, FileImportResult> {
+  // When this read began: stored with the file's state, so a change made while it ran is read again (skipUnchanged).
+  const readAt = Date.now();
   let writer = createRecordWriter(db);
   const ids = createRunIdResolver(db, file);
   // Runs changed by committed blocks (a writer is replaced after a failed block: its caches were rolled back).
@@ -216,7 +227,7 @@ function* readNativeBlocks(db: Db, fd: number, file: string, size: number, start
     const blockRuns = runIdsOf(pending);
     touchRuns(db, blockRuns);
     if (lastBlock) storeStepCounts(db, new Set([...touched, ...blockRuns]));
-    saveFileState(db, file, { offset: pendingEnd.offset, line: pendingEnd.line, format: 'native', refused }, size);
+    saveFileState(db, file, { offset: pendingEnd.offset, line: pendingEnd.line, format: 'native', refused, updated_at: readAt }, size);
   });
   const flush = () => {
     for (const r of pending) touched.add(r.run_id);

@@ -51,6 +51,8 @@ function isUnusualShape(err: unknown): boolean {
 
 /** The whole file parsed at once and stored in one transaction: the other foreign formats, and the reference for the streaming import's tests. */
 export function importWhole(db: Db, fd: number, file: string, size: number, format: string, newErrors: ImportError[]): FileImportResult {
+  // When this read began, stored with the file's state (skipUnchanged in import-file.ts).
+  const readAt = Date.now();
   const bytes = fs.readFileSync(fd);
   const text = bytes.toString('utf8');
   const parsed = parseForeign(text, format, file);
@@ -111,7 +113,7 @@ export function importWhole(db: Db, fd: number, file: string, size: number, form
     settleForeignRuns(db, storeWriter.touchedRuns());
     forgetFileProblems(db, file);
     insertImportErrors(db, problems);
-    saveFileState(db, file, { offset: size, line: 0, format, refused: null }, size);
+    saveFileState(db, file, { offset: size, line: 0, format, refused: null, updated_at: readAt }, size);
   })();
   newErrors.push(...problems);
   return finish(db, file, [...storeWriter.touchedRuns()], newErrors, parsed.records.length);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportError, ImportReport } from '../../../src-shared/model';
 import type { Db } from '../store/open-database';
-import { fileErrors, importFile } from './import-file';
+import { fileErrors, importFile, type ImportFileOptions } from './import-file';
 import { importFileAsync } from './import-file-async';
 import type { FileImportResult } from './import-result';
 import type { StreamImportOptions } from './otlp/otlp-stream-import';
@@ -59,13 +59,14 @@ export interface ImportPathsOutcome extends ImportReport {
  * every problem recorded for it (so importing twice reports the same thing).
  * `final`: the files will not grow (`tb import` of finished files: a run with
  * no run-end is incomplete). The CLI's look at the inbox passes false, as the
- * watcher does: a file an SDK is still writing stays "running".
+ * watcher does: a file an SDK is still writing stays "running". `skipUnchanged`: that look also leaves alone a file
+ * read to its end and not changed since (import-file.ts); the files a user names are read again.
  */
-export function importPaths(db: Db, paths: string[], opts: { final?: boolean } = {}): ImportPathsOutcome {
+export function importPaths(db: Db, paths: string[], opts: { final?: boolean } & Pick<ImportFileOptions, 'skipUnchanged' | 'unchangedMarginMs'> = {}): ImportPathsOutcome {
   const outcome = newOutcome();
   for (const file of expandAll(paths, outcome)) {
     try {
-      addFile(db, outcome, importFile(db, file, { final: opts.final ?? true }));
+      addFile(db, outcome, importFile(db, file, { ...opts, final: opts.final ?? true }));
     } catch (err) {
       addFailure(outcome, file, err);
     }

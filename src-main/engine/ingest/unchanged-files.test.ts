@@ -23,18 +23,16 @@ function setup(): Db {
 }
 
 const versions = (d: Db) => d.prepare('SELECT run_id, updated_at FROM runs ORDER BY run_id').all();
-/** Gives the file the modification time it has when its writer finished a minute ago. */
-const writtenAWhileAgo = (file: string) => {
-  const then = new Date(Date.now() - 60_000);
-  fs.utimesSync(file, then, then);
+/** Lets the clock move a few ms, so a change after this is later than a read that began before it. */
+const tick = () => {
+  const until = Date.now() + 3;
+  while (Date.now() < until);
 };
+/** A look at the inbox (skipUnchanged), without the margin for coarse file clocks (tested apart below). */
+const look = { skipUnchanged: true, unchangedMarginMs: 0 } as const;
+const otlpText = (steps: number, runId: string) => JSON.stringify(exportOtlp(foldRecords(syntheticRunRecords({ runId, steps }))[0]));
 
-/** Waits until the clock has moved past `ms`, so a write after it is seen as newer than what was stored before. */
-const after = (ms: number) => {
-  while (Date.now() <= ms + 2);
-};
-
-describe('a file read to its end and not written since is not read again', () => {
+describe('a file read to its end and not changed since is left alone by a look at the inbox', () => {
   it('an OTLP file looked at again (each tb command syncs the inbox) changes no run, and reports the same runs and problems', () => {
     const d = setup();
     const file = path.join(dir, 'trace.otlp.json');
@@ -42,56 +40,73 @@ describe('a file read to its end and not written since is not read again', () =>
     const doc = exportOtlp(foldRecords(syntheticRunRecords({ runId: 'otlp-run', steps: 20 }))[0]) as { resourceSpans: { scopeSpans: { spans: { name?: string }[] }[] }[] };
     delete doc.resourceSpans[0].scopeSpans[0].spans[3].name;
     fs.writeFileSync(file, JSON.stringify(doc));
-    writtenAWhileAgo(file);
-    const first = importPaths(d, [file], { final: false });
+    tick();
+    const first = importPaths(d, [file], { final: false, ...look });
     expect(first.changedRuns).toEqual(['otlp-run']);
     expect(first.errors.length).toBeGreaterThan(0);
     const before = versions(d);
-    const again = importPaths(d, [file], { final: false });
+    const again = importPaths(d, [file], { final: false, ...look });
     expect(again.changedRuns).toEqual([]);
     expect(again.imported).toEqual(first.imported);
     expect(again.errors).toEqual(first.errors);
     expect(versions(d)).toEqual(before);
+    // A file the user names is read again (a newer importer may map it differently).
+    expect(importPaths(d, [file], { final: false, unchangedMarginMs: 0 }).changedRuns).toEqual(['otlp-run']);
   });
 
-  it('is read again when written since, at the same size too, or when it grew; written just before its import, it is read once more', () => {
+  it('is read again when changed since: rewritten at the same size, replaced by a copy with an old modification time, or grown', () => {
     const d = setup();
     const file = path.join(dir, 'trace.otlp.json');
-    const text = (steps: number, name: string) => JSON.stringify(exportOtlp(foldRecords(syntheticRunRecords({ runId: name, steps }))[0]));
-    fs.writeFileSync(file, text(10, 'run-a'));
-    // Its modification time is within the margin of the stored state: a coarse clock could hide a rewrite.
+    fs.writeFileSync(file, otlpText(10, 'run-a'));
+    tick();
     importFile(d, file, { final: true });
-    expect(importFile(d, file, { final: true }).linesRead).toBeGreaterThan(0);
-    writtenAWhileAgo(file);
-    importFile(d, file, { final: true });
-    expect(importFile(d, file, { final: true }).linesRead).toBe(0);
-    after(Date.now());
-    // The same length, another run id: only the modification time tells.
-    fs.writeFileSync(file, text(10, 'run-b'));
-    expect(fs.statSync(file).size).toBe(text(10, 'run-a').length);
-    expect(importFile(d, file, { final: true }).changedRuns).toEqual(['run-b']);
-    after(Date.now());
-    fs.writeFileSync(file, text(12, 'run-b'));
-    expect(importFile(d, file, { final: true }).changedRuns).toEqual(['run-b']);
-    expect((d.prepare("SELECT COUNT(*) AS n FROM steps WHERE run_id = 'run-b'").get() as { n: number }).n).toBe(12);
+    tick();
+    // The same length, another run id: only the file's times tell.
+    fs.writeFileSync(file, otlpText(10, 'run-b'));
+    expect(fs.statSync(file).size).toBe(otlpText(10, 'run-a').length);
+    expect(importFile(d, file, { final: true, ...look }).changedRuns).toEqual(['run-b']);
+    tick();
+    // A copy that keeps its source's old modification time (cp -p, tar, rsync -t): its change time is new.
+    const copy = path.join(dir, 'copy.otlp.json');
+    fs.writeFileSync(copy, otlpText(10, 'run-c'));
+    const old = new Date(Date.now() - 3_600_000);
+    fs.copyFileSync(copy, file);
+    fs.utimesSync(file, old, old);
+    expect(importFile(d, file, { final: true, ...look }).changedRuns).toEqual(['run-c']);
+    tick();
+    fs.writeFileSync(file, otlpText(12, 'run-c'));
+    expect(importFile(d, file, { final: true, ...look }).changedRuns).toEqual(['run-c']);
+    expect((d.prepare("SELECT COUNT(*) AS n FROM steps WHERE run_id = 'run-c'").get() as { n: number }).n).toBe(12);
   });
 
-  it('a native file read to its end writes nothing when looked at again; lines appended later are read', () => {
+  it('a file changed within the margin before its read began is read once more (a file clock kept to the second could hide a rewrite)', () => {
+    const d = setup();
+    const file = path.join(dir, 'trace.otlp.json');
+    fs.writeFileSync(file, otlpText(5, 'run-m'));
+    importFile(d, file, { final: true });
+    expect(importFile(d, file, { final: true, skipUnchanged: true }).linesRead).toBeGreaterThan(0);
+  });
+
+  it('a native file read to its end writes nothing when looked at again; lines appended later, or a last line without newline, are read', () => {
     const d = setup();
     const file = path.join(dir, 'run.jsonl');
     const records = syntheticRunRecords({ runId: 'native-run', steps: 4, unfinished: true });
     fs.writeFileSync(file, toJsonl(records));
-    writtenAWhileAgo(file);
-    importFile(d, file, { final: false });
+    tick();
+    importFile(d, file, { final: false, ...look });
     const state = () => d.prepare('SELECT offset, updated_at FROM import_files').get();
     const stored = state();
     const before = versions(d);
-    after(Date.now());
-    expect(importFile(d, file, { final: false }).changedRuns).toEqual([]);
+    expect(importFile(d, file, { final: false, ...look }).changedRuns).toEqual([]);
     expect(state()).toEqual(stored);
     expect(versions(d)).toEqual(before);
-    fs.appendFileSync(file, toJsonl([{ type: 'run-end', run_id: 'native-run', ts: 1_700_000_000_100, status: 'ok' }]));
-    expect(importFile(d, file, { final: false }).changedRuns).toEqual(['native-run']);
+    // The run's end, written without its newline: a look at the inbox leaves it (the SDK may still be writing it),
+    // a later look still finds the file not read to its end, and `tb import` (final) reads it.
+    fs.appendFileSync(file, JSON.stringify({ type: 'run-end', run_id: 'native-run', ts: 1_700_000_000_100, status: 'ok' }));
+    tick();
+    importFile(d, file, { final: false, ...look });
+    expect(importFile(d, file, { final: false, ...look }).linesRead).toBe(0);
+    expect(importFile(d, file, { final: true, ...look }).changedRuns).toEqual(['native-run']);
     expect((d.prepare("SELECT status FROM runs WHERE run_id = 'native-run'").get() as { status: string }).status).toBe('ok');
   });
 });

@@ -92,7 +92,7 @@ export function watchInbox(db: Db, inbox: string, cb: WatchCallbacks): InboxWatc
         const untrack = cb.track?.(controller);
         let r;
         try {
-          r = await importFileAsync(db, file, { signal: controller.signal, onProgress: cb.onProgress });
+          r = await importFileAsync(db, file, { signal: controller.signal, onProgress: cb.onProgress, skipUnchanged: true });
         } finally {
           untrack?.();
         }

@@ -17,7 +17,10 @@ export interface FileState {
   line: number;
   format: string;
   refused: string | null;
-  /** When this state was stored (ms; read back only). */
+  /**
+   * When the read that stored this state began (ms): a file changed after it is read again. Saving without it
+   * stamps the time of the save.
+   */
   updated_at?: number;
 }
 
@@ -31,7 +34,7 @@ export function saveFileState(db: Db, file: string, s: FileState, size: number):
     `INSERT INTO import_files (path, offset, line, size, format, refused, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT(path) DO UPDATE SET offset = excluded.offset, line = excluded.line, size = excluded.size,
        format = excluded.format, refused = excluded.refused, updated_at = excluded.updated_at`,
-  ).run(file, s.offset, s.line, size, s.format, s.refused === null ? null : nameInvisibleChars(s.refused), Date.now());
+  ).run(file, s.offset, s.line, size, s.format, s.refused === null ? null : nameInvisibleChars(s.refused), s.updated_at ?? Date.now());
 }
 
 /**

@@ -44,6 +44,8 @@ export class StreamedWrites {
   private pendingLines: number[] = [];
   /** Steps whose records were made (for the messages of a stopped import). */
   stepsWritten = 0;
+  /** When this read began (made with it): stored with the file's state, so a change made meanwhile is read again. */
+  private readonly readAt = Date.now();
   private readonly allProblems: ImportError[] = [];
   private writer: RecordWriter;
   private readonly touched = new Set<string>();
@@ -172,7 +174,7 @@ export class StreamedWrites {
         // The last block settles every run of the file (a new version each, and its step count).
         dropStaleSyntheticSteps(db, this.syntheticWritten, this.touched);
         settleForeignRuns(db, this.touched);
-        saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null }, this.size);
+        saveFileState(db, file, { offset: this.size, line: 0, format: this.format, refused: null, updated_at: this.readAt }, this.size);
       } else {
         // Each other block gives the runs it wrote a new version (their first block's run upsert is the only other
         // write to the run row): a count or index stamped between two blocks is then never taken as current.
