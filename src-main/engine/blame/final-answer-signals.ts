@@ -39,7 +39,7 @@ export function patternsOf(list: string[]): RegExp[] {
 const joined = new WeakMap<string[], WeakMap<string[], RegExp[]>>();
 /**
  * The patterns of two lists, `a`'s first. Joined into a new array on each call, they missed the cache every
- * blame: each compiled them again (a sixth of the blame of a three-step run) and left one more entry behind.
+ * blame: each compiled them again (~7% of the blame of a three-step run, profiled) and left one more entry behind.
  */
 export function patternsOfBoth(a: string[], b: string[]): RegExp[] {
   let byB = joined.get(a);
