@@ -10,8 +10,15 @@ export interface CommandContext {
   args: ParsedArgs;
   /** Opens the engine on TRACEBACK_HOME (lazily; `tb --help` needs none). */
   engine(opts?: { watch?: boolean }): Engine;
+  /** A line for the terminal: every control, bidi and invisible character in it is escaped (tab and newline pass). */
   out(text: string): void;
+  /** The same, on stderr. */
   err(text: string): void;
+  /**
+   * A document asked for on stdout (`tb report`, `tb export` without -o): written as it is when stdout is a pipe
+   * or a file, escaped as `out` is when it is a terminal (the document quotes trace text).
+   */
+  content(text: string): void;
   /**
    * A status line that replaces the previous one (null clears it): shown on a
    * terminal's stderr only, so pipes, logs and --json output never hold it.

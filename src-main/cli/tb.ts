@@ -11,7 +11,7 @@ import { EXIT_BAD_INPUT, type CommandContext } from './command';
 import { COMMANDS } from './commands/index';
 import { CliFailure } from './unwrap';
 import { importPaths } from '../engine/ingest/import-paths';
-import { oneLine, safeJson, safeLine } from './format-text';
+import { oneLine, safeJson, safeLine, safeText } from './format-text';
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -102,11 +102,13 @@ export async function main(argv: string[]): Promise<number> {
         if (command.readsRuns && !args.booleans.has('no-sync')) syncInbox(engine);
         return engine;
       },
-      out: (t) => process.stdout.write(t + '\n'),
+      // Trace text reaches these lines from many places (run ids, names, messages): escaped here, once for all.
+      out: (t) => process.stdout.write(safeText(t) + '\n'),
       err: (t) => {
         clearProgress();
-        process.stderr.write(t + '\n');
+        process.stderr.write(safeText(t) + '\n');
       },
+      content: (t) => process.stdout.write((process.stdout.isTTY ? safeText(t) : t) + '\n'),
       progress: (t) => (t === null ? clearProgress() : showProgress(t)),
       json: (v) => process.stdout.write(safeJson(v) + '\n'),
     };

@@ -1,5 +1,5 @@
 /**
- * Trace text is untrusted: `tb import`, `list` and `show` print run ids,
+ * Trace text is untrusted: `tb import`, `list`, `show`, `blame` and `mark` print run ids,
  * pipelines, step names, models and errors from a hostile trace with every
  * control, bidi and invisible character escaped — nothing a terminal would
  * interpret reaches it.
@@ -42,7 +42,14 @@ describe('raw escape sequences from traces never reach the terminal', () => {
     expect(show.code).toBe(0);
     expect(show.out).toMatch(/boom/);
     expect(show.out).not.toMatch(RAW);
-  }, 60_000);
+    // Every command's lines go through one escaping writer: blame and mark print the run id too.
+    for (const args of [['blame', 'run'], ['mark', 'run', '--failed'], ['blame', 'run'], ['mark', 'run', '--clear']]) {
+      const r = tb(home, ...args);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/run\\u001b/);
+      expect(r.out).not.toMatch(RAW);
+    }
+  }, 120_000);
 });
 
 describe('`--json` output carries no raw bidi or format character', () => {

@@ -1,7 +1,7 @@
 /** Runs one `tb` command in this process, as tb.ts does: usage errors and engine failures become exit codes. */
 import { parseArgs, UsageError } from '../../src-main/cli/args';
 import type { Command, CommandContext } from '../../src-main/cli/command';
-import { safeJson } from '../../src-main/cli/format-text';
+import { safeJson, safeText } from '../../src-main/cli/format-text';
 import { CliFailure } from '../../src-main/cli/unwrap';
 import type { Engine } from '../../src-main/engine/create-engine';
 
@@ -20,8 +20,10 @@ export async function runCommand(engine: Engine, command: Command, argv: string[
     const ctx: CommandContext = {
       args: parseArgs(argv, command.flags),
       engine: () => engine,
-      out: (t) => out.stdout.push(t),
-      err: (t) => out.stderr.push(t),
+      out: (t) => out.stdout.push(safeText(t)),
+      err: (t) => out.stderr.push(safeText(t)),
+      // As to a pipe: documents go out as they are.
+      content: (t) => out.stdout.push(t),
       progress: (t) => out.progress.push(t),
       json: (v) => {
         out.json = v;

@@ -19,7 +19,7 @@ export const exportCommand: Command = {
     const exported = await callEngine(ctx.engine(), 'exportRun', { runId, format });
     const outFile = ctx.args.values.o ?? ctx.args.values.output;
     if (!outFile) {
-      ctx.out(exported.content);
+      ctx.content(exported.content);
       return EXIT_OK;
     }
     fs.writeFileSync(path.resolve(outFile), exported.content);

@@ -24,7 +24,7 @@ export const reportCommand: Command = {
     if (outFile) {
       fs.writeFileSync(path.resolve(outFile), Buffer.from(rendered.content, rendered.encoding === 'base64' ? 'base64' : 'utf8'));
     } else {
-      ctx.out(rendered.content);
+      ctx.content(rendered.content);
       return EXIT_OK;
     }
     if (ctx.args.booleans.has('json')) ctx.json({ file: path.resolve(outFile), format });
