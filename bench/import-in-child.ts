@@ -31,9 +31,10 @@ type StreamedFormat = 'otlp' | 'langchain';
 const STREAMED = { otlp: importOtlpStreaming, langchain: importLangChainStreaming } as const;
 
 /**
- * How the child runs the engine: `tsx`, as `tb import` does (bin/tb.mjs: tsx's loader thread and the transpiled
- * sources add ~38 MB to a process's RSS), or `bundled`, as the app runs it (electron-vite bundles the engine
- * into its worker; here esbuild bundles this file, its packages left to node_modules as electron-vite leaves them).
+ * How the child runs the engine: `bundled`, as `tb` runs it (out/cli/tb.mjs, scripts/build-cli.mjs) and as the app
+ * does (electron-vite bundles the engine into its worker): esbuild bundles this file, its packages left to
+ * node_modules; or `tsx`, as `tb` runs from a checkout whose sources changed since the bundle was built
+ * (bin/tb.mjs: tsx's loader thread and the transpiled sources add ~38 MB to a process's RSS).
  */
 export type ChildRunner = 'tsx' | 'bundled';
 
@@ -54,7 +55,7 @@ function bundledChild(): string {
 }
 
 /** Imports `file` of `format` in a fresh process (streamed or whole-document) and returns its peak RSS and times. */
-export function measureImportInChild(file: string, dbFile: string, mode: 'stream' | 'whole', format: StreamedFormat, runner: ChildRunner = 'tsx'): ChildImport | { failed: string } {
+export function measureImportInChild(file: string, dbFile: string, mode: 'stream' | 'whole', format: StreamedFormat, runner: ChildRunner = 'bundled'): ChildImport | { failed: string } {
   const [command, script] = runner === 'tsx' ? [path.join(ROOT, 'node_modules', '.bin', 'tsx'), new URL(import.meta.url).pathname] : [process.execPath, bundledChild()];
   const r = spawnSync(command, [script, file, dbFile, mode, format], { encoding: 'utf8', maxBuffer: 1e7 });
   const last = r.stdout.trim().split('\n').pop() ?? '';

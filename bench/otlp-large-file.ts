@@ -74,6 +74,6 @@ export function writeLargeOtlp(file: string, mb: number, ownTrace = false): numb
 }
 
 /** Imports `file` in a fresh process (streaming or whole-document path) and returns its peak RSS and times. */
-export function importInChild(file: string, dbFile: string, mode: 'stream' | 'whole', runner: ChildRunner = 'tsx'): ChildImport | { failed: string } {
+export function importInChild(file: string, dbFile: string, mode: 'stream' | 'whole', runner: ChildRunner = 'bundled'): ChildImport | { failed: string } {
   return measureImportInChild(file, dbFile, mode, 'otlp', runner);
 }

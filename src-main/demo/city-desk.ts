@@ -26,6 +26,9 @@ import { CITIES, type CityRow } from './corpus/cities';
 import { demoEntry, isMainModule } from './script-main';
 import { mulberry32, seedFrom } from './seeded-random';
 
+/** This file, as a fork experiment starts it again (script-main.ts). */
+const SCRIPT = 'src-main/demo/city-desk.ts';
+
 /** Share of unwarned planner calls that take metro_population for "population" (a property of this simulation). */
 const PLANNER_CONFUSION = 0.6;
 /** The same share once a KNOWN PITFALLS block warns against it. */
@@ -113,7 +116,7 @@ export async function runCityDesk(opts: { task: CityTask; seed?: number; home?: 
         run.verdict(pass, { detail: pass ? `names exactly ${expected.join(', ')}` : `wrongly includes ${extra.join(', ')}`, expected });
         return answer;
       },
-      { home: opts.home, input: { task }, tags: { demo: 'learning', task: opts.task }, entry: demoEntry(import.meta.url, ['--task', opts.task, '--seed', String(seed)]) },
+      { home: opts.home, input: { task }, tags: { demo: 'learning', task: opts.task }, entry: demoEntry(SCRIPT, ['--task', opts.task, '--seed', String(seed)]) },
     );
     const expected = correctCities(task);
     return { runId, pass: expected.every((c) => answer.includes(c)) && !CITIES.some((c) => !expected.includes(c.city) && answer.includes(c.city)) };
@@ -122,7 +125,7 @@ export async function runCityDesk(opts: { task: CityTask; seed?: number; home?: 
   }
 }
 
-if (isMainModule(import.meta.url)) {
+if (isMainModule(SCRIPT)) {
   const { values } = parseArgs({ options: { task: { type: 'string', default: 'aurelia-population' }, seed: { type: 'string', default: '1' }, home: { type: 'string' } } });
   if (!(values.task! in CITY_TASKS)) {
     process.stderr.write(`unknown task "${values.task}" (known: ${Object.keys(CITY_TASKS).join(', ')})\n`);

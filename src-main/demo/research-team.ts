@@ -37,6 +37,9 @@ import { demoEntry, isMainModule } from './script-main';
 import { mulberry32, seedFrom, type Rng } from './seeded-random';
 import { simulatedTeamModel, type Completion, type ResearchPlan, type TeamModel } from './team-model';
 
+/** This file, as a fork experiment starts it again (script-main.ts). */
+const SCRIPT = 'src-main/demo/research-team.ts';
+
 export const RESEARCH_QUESTION = 'Which cities in Aurelia have a population over 1 million?';
 
 const TABLE_DESCRIPTION = 'The table `cities` has the columns city, country, population (people living in the city proper) and metro_population (people in the whole metropolitan area).';
@@ -161,7 +164,7 @@ export async function runResearchTeam(opts: ResearchRunOptions = {}): Promise<Re
         tags: { demo: 'research-team', variant },
         entry:
           opts.entry === undefined
-            ? demoEntry(import.meta.url, ['--variant', variant, '--seed', String(seed), ...(opts.modelFlag ? ['--model', opts.modelFlag] : [])])
+            ? demoEntry(SCRIPT, ['--variant', variant, '--seed', String(seed), ...(opts.modelFlag ? ['--model', opts.modelFlag] : [])])
             : opts.entry,
         replayPlan: opts.replayPlan,
       },
@@ -172,7 +175,7 @@ export async function runResearchTeam(opts: ResearchRunOptions = {}): Promise<Re
   }
 }
 
-if (isMainModule(import.meta.url)) {
+if (isMainModule(SCRIPT)) {
   const { values } = parseArgs({
     options: {
       variant: { type: 'string', default: 'planted' },

@@ -38,6 +38,9 @@ import { seedFrom } from './seeded-random';
 import { afterGeneration, afterWait, SEARCH_MS, SERVICE_MS } from './simulated-latency';
 import { simulateSupportModel, type ChatMessage, type ModelReply, type ToolCall } from './support-model';
 
+/** This file, as a fork experiment starts it again (script-main.ts). */
+const SCRIPT = 'src-main/demo/support-bot.ts';
+
 export interface SupportVariant {
   question: string;
   /** The oracle's expected answer: it must appear in the final answer. */
@@ -183,7 +186,7 @@ export async function runSupportBot(
         home: opts.home,
         input: { question: variant.question },
         tags: { demo: 'support-bot', variant: variantName },
-        entry: opts.entry === undefined ? demoEntry(import.meta.url, ['--variant', variantName, '--seed', String(seed)]) : opts.entry,
+        entry: opts.entry === undefined ? demoEntry(SCRIPT, ['--variant', variantName, '--seed', String(seed)]) : opts.entry,
       },
     );
     return { runId, answer, pass: answerMatches(answer, variant.expected) };
@@ -192,7 +195,7 @@ export async function runSupportBot(
   }
 }
 
-if (isMainModule(import.meta.url)) {
+if (isMainModule(SCRIPT)) {
   const { values } = parseArgs({ options: { variant: { type: 'string', default: 'healthy-lookup' }, seed: { type: 'string', default: '1' }, home: { type: 'string' } } });
   const result = await runSupportBot(values.variant!, { home: values.home, seed: Number(values.seed), entry: undefined });
   process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -5,15 +5,17 @@
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { HomePaths } from '../engine/home';
 import { importFile } from '../engine/ingest/import-file';
 import type { Db } from '../engine/store/open-database';
 import { getRunDetail } from '../engine/store/read-runs';
 import type { RunDetail } from '../../src-shared/model';
 
-export const STUB_PIPELINE = fileURLToPath(new URL('./stub-pipeline.ts', import.meta.url));
-export const REPO_ROOT = path.resolve(path.dirname(STUB_PIPELINE), '..', '..');
+import { inPackage, packageRoot } from '../platform/package-root';
+
+/** Run as a separate process through tsx (its source, also from the bundled CLI). */
+export const STUB_PIPELINE = inPackage('src-main/selfcheck/stub-pipeline.ts');
+export const REPO_ROOT = packageRoot();
 
 export interface StubTarget {
   paths: HomePaths;

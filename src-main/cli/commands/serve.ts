@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import type { Command, CommandContext } from '../command';
 import { EXIT_OK } from '../command';
 import { numberFlag, UsageError } from '../args';
@@ -7,8 +6,9 @@ import { OTLP_DEFAULT_PORT, startOtlpReceiver, type RunningOtlpReceiver } from '
 import type { Engine } from '../../engine/create-engine';
 import { seedDemoIfEmpty } from './demo';
 import { CliFailure } from '../unwrap';
+import { inPackage } from '../../platform/package-root';
 
-const RENDERER_DIR = fileURLToPath(new URL('../../../out/renderer', import.meta.url));
+const RENDERER_DIR = inPackage('out/renderer');
 
 export const serveCommand: Command = {
   name: 'serve',
