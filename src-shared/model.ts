@@ -109,4 +109,14 @@ export interface ImportError {
 export interface ImportReport {
   imported: { file: string; runs: string[] }[];
   errors: ImportError[];
+  /**
+   * Runs the import did not blame because they are too large to blame unasked (more steps than the engine's
+   * AUTO_BLAME_MAX_STEPS): their blame is computed when it is asked for (tb blame, the run's view, the gate).
+   */
+  blame_deferred?: DeferredBlame[];
+}
+
+export interface DeferredBlame {
+  run_id: string;
+  steps: number;
 }

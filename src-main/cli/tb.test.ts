@@ -114,7 +114,7 @@ describe('tb import', () => {
     fs.writeFileSync(file, lines.join('\n') + '\n');
     const first = tb(home, 'import', file, '--json');
     expect(first.code).toBe(2);
-    expect(first.json()).toEqual({ imported: [{ file, runs: ['imp-1'] }], errors: [expect.objectContaining({ file, line: 3, message: expect.stringMatching(/invalid JSON/) })] });
+    expect(first.json()).toEqual({ imported: [{ file, runs: ['imp-1'] }], errors: [expect.objectContaining({ file, line: 3, message: expect.stringMatching(/invalid JSON/) })], blame_deferred: [] });
     expect(first.stderr).toContain(`${file}:3:`);
     const second = tb(home, 'import', file, '--json');
     expect(second.json()).toEqual(first.json());
@@ -127,7 +127,7 @@ describe('tb import', () => {
     fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'clean-run', steps: 2 })));
     const r = tb(home, 'import', file, '--json');
     expect(r.code).toBe(0);
-    expect(r.json()).toEqual({ imported: [{ file, runs: ['clean-run'] }], errors: [] });
+    expect(r.json()).toEqual({ imported: [{ file, runs: ['clean-run'] }], errors: [], blame_deferred: [] });
     expect(tb(home, 'list', '--json').json().map((x: { run_id: string }) => x.run_id)).toEqual(['clean-run']);
   });
 });

@@ -12,6 +12,7 @@ import { COMMANDS } from './commands/index';
 import { CliFailure } from './unwrap';
 import { importPaths } from '../engine/ingest/import-paths';
 import { oneLine, safeJson, safeLine, safeText } from './format-text';
+import { deferredBlameLine } from './commands/import';
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -41,7 +42,8 @@ function warnAboutSettings(engine: Engine): Engine {
  */
 function syncInbox(engine: Engine): void {
   const report = importPaths(engine.db, [engine.paths.inbox], { final: false, skipUnchanged: true });
-  if (report.changedRuns.length) engine.analysis.refresh(report.changedRuns);
+  const deferred = report.changedRuns.length ? engine.analysis.refresh(report.changedRuns) : [];
+  for (const d of deferred) process.stderr.write(`tb: note: ${deferredBlameLine(d)}\n`);
   const errors = report.newErrors.filter((e) => e.level === 'error');
   if (errors.length) {
     const first = errors[0];

@@ -66,3 +66,26 @@ describe('storing the blame of many imported runs', () => {
     expect(storedResults(db)).toHaveLength(450);
   });
 });
+
+describe('runs too large to blame unasked', () => {
+  it('an import blames the runs within the budget, names the larger ones, and a larger one is blamed when asked', async () => {
+    const { createEngine } = await import('./create-engine');
+    const engine = createEngine({ home: path.join(dir, 'home'), analysis: { autoBlameMaxSteps: 6 } });
+    try {
+      const file = path.join(dir, 'two.jsonl');
+      fs.writeFileSync(file, toJsonl([...syntheticRunRecords({ runId: 'small', steps: 6, failAt: 2 }), ...syntheticRunRecords({ runId: 'large', steps: 7, failAt: 2 })]));
+      const report = await engine.handlers.importPaths({ paths: [file] });
+      expect(report.blame_deferred).toEqual([{ run_id: 'large', steps: 7 }]);
+      const listed = async (id: string) => (await engine.handlers.listRuns({})).find((r) => r.run_id === id)!;
+      expect((await listed('small')).blame_score).toBeGreaterThan(0);
+      // Not blamed: the list says so (no score), rather than calling it healthy.
+      expect((await listed('large')).blame_score).toBeNull();
+      expect((await listed('large')).healthy).toBeNull();
+      const asked = engine.analysis.blame('large');
+      expect(asked.healthy).toBe(false);
+      expect((await listed('large')).blame_score).toBe(asked.blamed[0].score);
+    } finally {
+      await engine.close();
+    }
+  });
+});

@@ -4,7 +4,7 @@
  * blame results stored, recomputing them when the run or the settings change.
  */
 import type { BlameResult, DiffResult } from '../../src-shared/analysis';
-import type { RunDetail } from '../../src-shared/model';
+import type { DeferredBlame, RunDetail } from '../../src-shared/model';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { signaturesOf } from './blame/spectrum';
 import { termBackground } from './scoring/score-retrieval';
 import { jsonText } from './text/json-text';
 import { getRunAssertion, setRunAssertion } from './store/run-assertions';
+import { countSteps } from './store/step-counts';
 import { openBlameCache } from './store/blame-cache';
 import { blameRun } from './blame/index';
 import { diffRuns } from './diff/index';
@@ -42,10 +43,11 @@ export interface Analysis {
    * Recompute stored blame for runs that changed (keeps list filters and the gate current).
    * Runs still being written are skipped: every chunk of a growing run would
    * otherwise repeat a whole-run blame; they are blamed when they end or when asked.
+   * So are runs of more than AUTO_BLAME_MAX_STEPS steps, which are returned: they are blamed when asked.
    */
-  refresh(runIds: string[]): void;
+  refresh(runIds: string[]): DeferredBlame[];
   /** The same, REFRESH_BATCH runs at a time with a turn of the event loop between (the engine's imports). */
-  refreshInTurns(runIds: string[]): Promise<void>;
+  refreshInTurns(runIds: string[]): Promise<DeferredBlame[]>;
   settings(): Settings;
   /** What was wrong in the settings file as last read (each ignored, its default used); [] when nothing. */
   settingsProblems(): string[];
@@ -58,6 +60,20 @@ function blameScoreOf(b: BlameResult): number {
 
 /** Runs whose blame a refresh stores in one transaction. */
 const REFRESH_BATCH = 200;
+
+/**
+ * Runs of more steps are not blamed unasked (after an import, by the watcher): a blame holds the whole run in
+ * memory, ~0.9 KB of heap a step for a native run and ~1.5 KB for an OTLP one (their span attributes), and the
+ * blame that followed the streamed import of a 100 MB OTLP file (126,346 spans, one trace) took `tb import` from
+ * the import's 173 MB to 791 MB; a 500 MB file's would take gigabytes. At this many steps the run's detail is
+ * ~90–150 MB. Such a run is blamed when the user asks (tb blame, its view in the app, the gate, a report).
+ */
+export const AUTO_BLAME_MAX_STEPS = 100_000;
+
+export interface AnalysisOptions {
+  /** AUTO_BLAME_MAX_STEPS unless a test lowers it. */
+  autoBlameMaxSteps?: number;
+}
 
 /** Other runs of the pipeline (newest, with verdicts) the spectrum rule compares a run with. */
 const HISTORY_RUNS = 50;
@@ -77,7 +93,8 @@ function newHistoryMemo(): HistoryMemo {
   return { rows: new Map(), contexts: new Map() };
 }
 
-export function createAnalysis(db: Db, paths: HomePaths): Analysis {
+export function createAnalysis(db: Db, paths: HomePaths, opts: AnalysisOptions = {}): Analysis {
+  const autoBlameMaxSteps = opts.autoBlameMaxSteps ?? AUTO_BLAME_MAX_STEPS;
   // A typo in settings.json must not be silently ignored: the problems of the file as last read are kept
   // for getInfo (the app shows a banner, the CLI one line on stderr).
   let problems: string[] = [];
@@ -172,13 +189,18 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
    * Stores the blame of runs that changed, in one transaction (a commit for each stored result was most of a big
    * import's refresh), reading the store's tool counts once for all of them (each run's own are taken away).
    */
-  const refreshBatch = (runIds: string[]): void => {
+  const refreshBatch = (runIds: string[], deferred: DeferredBlame[]): void => {
     const storeBatch = db.transaction(() => {
       const toolTotals = toolStats(db);
       const memo = newHistoryMemo();
       for (const id of runIds) {
         const state = cache.runState(id);
         if (!state || state.status === 'running') continue;
+        const steps = countSteps(db, id);
+        if (steps > autoBlameMaxSteps) {
+          deferred.push({ run_id: id, steps });
+          continue;
+        }
         try {
           db.transaction(() => storedBlame(id, state.updated_at, toolTotals, memo))();
         } catch (err) {
@@ -228,16 +250,20 @@ export function createAnalysis(db: Db, paths: HomePaths): Analysis {
     },
     refresh: (runIds) => {
       reloadSettingsIfChanged();
-      for (let i = 0; i < runIds.length; i += REFRESH_BATCH) refreshBatch(runIds.slice(i, i + REFRESH_BATCH));
+      const deferred: DeferredBlame[] = [];
+      for (let i = 0; i < runIds.length; i += REFRESH_BATCH) refreshBatch(runIds.slice(i, i + REFRESH_BATCH), deferred);
+      return deferred;
     },
     refreshInTurns: async (runIds) => {
+      const deferred: DeferredBlame[] = [];
       for (let i = 0; i < runIds.length; i += REFRESH_BATCH) {
         // Between batches the event loop answers other calls: 20,000 imported runs take seconds to blame.
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        if (!db.open) return;
+        if (!db.open) return deferred;
         reloadSettingsIfChanged();
-        refreshBatch(runIds.slice(i, i + REFRESH_BATCH));
+        refreshBatch(runIds.slice(i, i + REFRESH_BATCH), deferred);
       }
+      return deferred;
     },
     settings: () => settings,
     settingsProblems: () => {

@@ -6,6 +6,7 @@
 import type { ApiHandlers, CallArgs, CallName, CallResult } from '../../src-shared/api';
 import { callSchemas } from '../../src-shared/api';
 import { EngineError, type Result } from '../../src-shared/result';
+import type { DeferredBlame } from '../../src-shared/model';
 import { EventHub } from './event-hub';
 import { ensureHome, homePaths, type HomePaths } from './home';
 import { importPathsAsync } from './ingest/import-paths';
@@ -15,7 +16,7 @@ import { closeDatabase, openDatabase, type Db } from './store/open-database';
 import { getRunDetail, listImportErrors, listRuns, resolveRunId } from './store/read-runs';
 import { countSteps } from './store/step-counts';
 import { importProblemsOfRun } from './store/import-files';
-import { createAnalysis, type Analysis } from './analysis-service';
+import { createAnalysis, type Analysis, type AnalysisOptions } from './analysis-service';
 import { createExperimentService, recoverExperiments } from './experiments/experiment-service';
 import { exportOtlp } from './ingest/foreign/index';
 import { createMotifService } from './motifs/motif-service';
@@ -32,6 +33,8 @@ export interface EngineOptions {
   /** Watch the inbox (app and `tb serve`); the CLI's one-shot commands do not. */
   watch?: boolean;
   nativeBinding?: string;
+  /** Passed to the analysis (AnalysisOptions): a test lowers the size of the largest run blamed unasked. */
+  analysis?: AnalysisOptions;
 }
 
 export interface Engine {
@@ -54,7 +57,7 @@ export function createEngine(opts: EngineOptions = {}): Engine {
   const skeletons = createSkeletonCache(db);
   /** Imports in progress (importPaths), for cancelImport. */
   const imports = new Set<AbortController>();
-  const analysis = createAnalysis(db, paths);
+  const analysis = createAnalysis(db, paths, opts.analysis);
   // A long-lived engine builds the derived tables while idle; a one-shot `tb` command leaves them to reads.
   const idle = opts.watch ? startIdleCatchUp(db) : null;
   // Runs written while the engine was not running (`tb import`, a migration that dropped the index).
@@ -63,11 +66,12 @@ export function createEngine(opts: EngineOptions = {}): Engine {
   const importEnded = () => idle?.poke();
   // Blame of the changed runs is stored first (the list's filters and the gate read it), in turns: other calls
   // are answered meanwhile. Then the renderer is told.
-  const refreshRuns = async (runIds: string[]): Promise<void> => {
-    await analysis.refreshInTurns(runIds);
-    if (!db.open) return;
+  const refreshRuns = async (runIds: string[]): Promise<DeferredBlame[]> => {
+    const deferred = await analysis.refreshInTurns(runIds);
+    if (!db.open) return deferred;
     events.emit('data-changed', { runIds });
     idle?.poke();
+    return deferred;
   };
   const runsChanged = (runIds: string[]): void => {
     refreshRuns(runIds).catch((err: unknown) => console.error(`[traceback] refresh after an import failed: ${(err as Error).message}`));
@@ -96,9 +100,9 @@ export function createEngine(opts: EngineOptions = {}): Engine {
       imports.add(controller);
       try {
         const r = await importPathsAsync(db, a.paths, { signal: controller.signal, onProgress: (p) => events.emit('import-progress', p) });
-        if (r.changedRuns.length) await refreshRuns(r.changedRuns);
+        const deferred = r.changedRuns.length ? await refreshRuns(r.changedRuns) : [];
         if (r.errors.length) events.emit('import-errors', { errors: r.errors });
-        return { imported: r.imported, errors: r.errors };
+        return { imported: r.imported, errors: r.errors, blame_deferred: deferred };
       } finally {
         imports.delete(controller);
         importEnded();

@@ -8,6 +8,7 @@ import { foldRecords } from '../../engine/ingest/native/fold-records';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
 import { runCommand } from '../../../test/support/run-command';
 import { importCommand, importProgressLine } from './import';
+import { AUTO_BLAME_MAX_STEPS } from '../../engine/analysis-service';
 
 let engine: Engine;
 let dir: string;
@@ -22,6 +23,16 @@ afterAll(async () => {
 });
 
 describe('tb import', () => {
+  it('names a run too large to blame unasked, which the list shows unblamed until it is asked for', async () => {
+    const file = path.join(dir, 'huge-run.jsonl');
+    fs.writeFileSync(file, toJsonl(syntheticRunRecords({ runId: 'huge-run', steps: AUTO_BLAME_MAX_STEPS + 1, failAt: 7 })));
+    const r = await runCommand(engine, importCommand, [file]);
+    expect(r.code, r.stderr.join('\n')).toBe(0);
+    expect(r.stdout).toContain(`huge-run: ${(AUTO_BLAME_MAX_STEPS + 1).toLocaleString('en')} steps, not blamed yet (a run of more than ${AUTO_BLAME_MAX_STEPS.toLocaleString('en')} steps is blamed when asked: tb blame huge-run)`);
+    expect((await engine.handlers.listRuns({})).find((x) => x.run_id === 'huge-run')!.blame_score).toBeNull();
+    fs.rmSync(file);
+  }, 60_000);
+
   it('shows how far a big OTLP file has got, then clears the line before its report', async () => {
     const file = path.join(dir, 'big\u001b[31m.json');
     // Big enough to be streamed (≥ 4 MB) in several turns.

@@ -4,11 +4,19 @@ import { UsageError } from '../args';
 import { callEngine } from '../unwrap';
 import { safeLine } from '../format-text';
 import { describeImportProgress, type ImportProgress } from '../../../src-shared/import-progress';
+import type { DeferredBlame } from '../../../src-shared/model';
+import { AUTO_BLAME_MAX_STEPS } from '../../engine/analysis-service';
 
 /** Status lines at most this often: a big file reports progress every few thousand spans. */
 const PROGRESS_EVERY_MS = 100;
 
 /** "importing big.json: reading spans 41% (190 of 463 MB)": what the engine reports of a big file's import. */
+/** A run too large to blame unasked (analysis-service.ts), as `tb import` and the inbox sync of every command say it. */
+export function deferredBlameLine(d: DeferredBlame): string {
+  const id = safeLine(d.run_id);
+  return `${id}: ${d.steps.toLocaleString('en')} steps, not blamed yet (a run of more than ${AUTO_BLAME_MAX_STEPS.toLocaleString('en')} steps is blamed when asked: tb blame ${id})`;
+}
+
 export function importProgressLine(p: ImportProgress): string {
   const { name, status } = describeImportProgress(p);
   return `importing ${safeLine(name)}: ${status}`;
@@ -39,6 +47,7 @@ export const importCommand: Command = {
     if (ctx.args.booleans.has('json')) ctx.json(report);
     else {
       for (const f of report.imported) ctx.out(`${safeLine(f.file)}: ${f.runs.length} run${f.runs.length === 1 ? '' : 's'}${f.runs.length ? ` (${f.runs.map(safeLine).join(', ')})` : ''}`);
+      for (const d of report.blame_deferred ?? []) ctx.out(deferredBlameLine(d));
     }
     for (const e of report.errors) ctx.err(`${safeLine(e.file)}:${e.line}: ${e.level}: ${safeLine(e.message)}`);
     return failed ? EXIT_BAD_INPUT : EXIT_OK;

@@ -192,7 +192,13 @@ export function RunList({ runs }: { runs: RunSummary[] }) {
 }
 
 function BlameBar({ score }: { score: number | null }) {
-  if (score === null) return <span className="muted mono">—</span>;
+  if (score === null) {
+    return (
+      <span className="muted mono" title="not blamed yet: a running run is blamed when it ends, a run of more than 100,000 steps when it is opened">
+        —
+      </span>
+    );
+  }
   const pct = Math.max(0, Math.min(1, score)) * 100;
   return (
     <span className={`blame-bar${score >= 0.5 ? ' blame-high' : score >= 0.3 ? ' blame-mid' : ''}`} title={`blame score ${formatScore(score)}`}>
