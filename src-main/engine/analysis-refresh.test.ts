@@ -6,6 +6,8 @@ import { homePaths } from './home';
 import { openDatabase, type Db } from './store/open-database';
 import { importFile } from './ingest/import-file';
 import { createAnalysis } from './analysis-service';
+import { signaturesOf } from './blame/spectrum';
+import { getRunDetail } from './store/read-runs';
 import { syntheticRunRecords, toJsonl } from '../../test/support/synthetic-trace';
 
 let dir: string;
@@ -84,6 +86,33 @@ describe('runs too large to blame unasked', () => {
       const asked = engine.analysis.blame('large');
       expect(asked.healthy).toBe(false);
       expect((await listed('large')).blame_score).toBe(asked.blamed[0].score);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('such a run in its pipeline\'s history is signed a step at a time, with the signatures a whole read gives', async () => {
+    const { createEngine } = await import('./create-engine');
+    const engine = createEngine({ home: path.join(dir, 'home'), analysis: { autoBlameMaxSteps: 6 } });
+    try {
+      const file = path.join(dir, 'history.jsonl');
+      const verdict = (runId: string, pass: boolean, ts: number) => ({ type: 'verdict' as const, run_id: runId, pass, ts });
+      fs.writeFileSync(
+        file,
+        toJsonl([
+          ...syntheticRunRecords({ runId: 'big-history', steps: 9, pipeline: 'p', failAt: 4, startTs: 1_700_000_000_000 }),
+          verdict('big-history', false, 1_700_000_000_900),
+          ...syntheticRunRecords({ runId: 'small-next', steps: 5, pipeline: 'p', failAt: 4, startTs: 1_700_000_010_000 }),
+          verdict('small-next', false, 1_700_000_010_900),
+        ]),
+      );
+      const report = await engine.handlers.importPaths({ paths: [file] });
+      expect(report.blame_deferred).toEqual([{ run_id: 'big-history', steps: 9 }]);
+      // The small run's blame signed its history, the large run among it, without blaming that run.
+      const stored = engine.db.prepare('SELECT signature FROM run_signatures WHERE run_id = ? ORDER BY signature').pluck().all('big-history');
+      expect(stored.length).toBeGreaterThan(0);
+      expect(stored).toEqual([...signaturesOf(getRunDetail(engine.db, 'big-history').steps)].sort());
+      expect(engine.db.prepare("SELECT COUNT(*) FROM blame_results WHERE run_id = 'big-history'").pluck().get()).toBe(0);
     } finally {
       await engine.close();
     }

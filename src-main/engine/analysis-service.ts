@@ -14,7 +14,7 @@ import { isDatabaseFault } from './ingest/import-result';
 import { printHtmlToPdf } from '../platform/print-pdf';
 import type { HomePaths } from './home';
 import type { Db } from './store/open-database';
-import { getRunDetail, resolveRunId, toolStats } from './store/read-runs';
+import { eachStepOf, getRunDetail, resolveRunId, toolStats } from './store/read-runs';
 import { historyFor, historySignatureCounts, pipelineHistory, saveRunSignatures, unsignedHistoryRuns, type HistoryRow } from './store/run-signatures';
 import { signaturesOf } from './blame/spectrum';
 import { termBackground } from './scoring/score-retrieval';
@@ -123,10 +123,13 @@ export function createAnalysis(db: Db, paths: HomePaths, opts: AnalysisOptions =
   // The version is read before the steps: a commit in between (another process) leaves signatures stamped with
   // an older version than they were read from, signed again later, never newer ones taken as current.
   const signRun = (runId: string, read?: { version: number; detail: RunDetail }): void => {
-    if (read) return saveRunSignatures(db, runId, read.version, signaturesOf(read.detail));
+    if (read) return saveRunSignatures(db, runId, read.version, signaturesOf(read.detail.steps));
     const state = cache.runState(runId);
     if (!state) return;
-    saveRunSignatures(db, runId, state.updated_at, signaturesOf(getRunDetail(db, runId)));
+    // Read a step at a time, not loaded whole: a history run may be one too large to blame unasked
+    // (AUTO_BLAME_MAX_STEPS), never signed by a blame of its own, and the blame of each small run of its pipeline
+    // would otherwise load it.
+    saveRunSignatures(db, runId, state.updated_at, signaturesOf(eachStepOf(db, runId)));
   };
   // The spectrum's view of the pipeline's other runs: signature counts and run inputs, not the runs themselves
   // (a blame used to load up to HISTORY_RUNS whole runs). Runs changed since they were signed are signed again.

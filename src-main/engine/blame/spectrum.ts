@@ -8,7 +8,7 @@
  * It needs `spectrum.min_failing_runs` failing and `min_passing_runs`
  * passing runs, counting the current one.
  */
-import type { RunDetail, Step } from '../../../src-shared/model';
+import type { Step } from '../../../src-shared/model';
 import type { Json } from '../../../src-shared/trace-format';
 import { classifyError } from '../scoring/error-class';
 import { quoteStep } from '../text/evidence-quote';
@@ -41,10 +41,13 @@ function stepSignature(s: Step): string {
   return `${s.type}|${s.name}|${tool}|${args}|${outcomeClass(s)}`;
 }
 
-/** A run's distinct step signatures (duplicates recorded by a second instrumentation layer left out). */
-export function signaturesOf(d: RunDetail): Set<string> {
+/**
+ * A run's distinct step signatures (duplicates recorded by a second instrumentation layer left out), from its
+ * steps in any order: a run's loaded steps, or its steps read one at a time (store/read-runs.ts eachStepOf).
+ */
+export function signaturesOf(steps: Iterable<Step>): Set<string> {
   const out = new Set<string>();
-  for (const s of d.steps) if (duplicateOf(s) === null) out.add(stepSignature(s));
+  for (const s of steps) if (duplicateOf(s) === null) out.add(stepSignature(s));
   return out;
 }
 
@@ -63,7 +66,7 @@ function countsFromHistory(w: BlameWork): SpectrumCounts {
     const into = h.run.verdict!.pass ? counts.ep : counts.ef;
     if (h.run.verdict!.pass) counts.passingRuns += 1;
     else counts.failingRuns += 1;
-    for (const sig of signaturesOf(h)) into.set(sig, (into.get(sig) ?? 0) + 1);
+    for (const sig of signaturesOf(h.steps)) into.set(sig, (into.get(sig) ?? 0) + 1);
   }
   return counts;
 }

@@ -191,6 +191,15 @@ export function getRunDetail(db: ReadableDb, idOrPrefix: string, now = Date.now(
   return { run, steps };
 }
 
+/**
+ * A run's steps one at a time, each let go once the next is read (no user scores, no parent-cycle cut): what a
+ * pass over every step needs of a run too large to hold whole (the spectrum's signatures of a history run that is
+ * not blamed unasked; analysis-service.ts). Its own statement: a cached one would be busy for a nested read.
+ */
+export function* eachStepOf(db: ReadableDb, runId: string): Generator<Step> {
+  for (const row of db.prepare(STEPS_OF_RUN_SQL).iterate(runId) as IterableIterator<StepRow>) yield stepFromRow(row, []);
+}
+
 export function listImportErrors(db: ReadableDb, limit = 500): ImportError[] {
   return db
     .prepare('SELECT path AS file, line, level, message FROM import_errors ORDER BY created_at DESC, id DESC LIMIT ?')
