@@ -2,7 +2,7 @@
 // `tb …` from a checkout or an installed package. Runs the bundled CLI (out/cli/tb.mjs, scripts/build-cli.mjs)
 // when it was built from the sources as they are now; otherwise (not built, or a source file changed since) the
 // TypeScript sources through tsx, which starts ~1 s slower. TB_FROM_SOURCE=1 always takes the sources.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -12,7 +12,7 @@ function bundleIsCurrent() {
   try {
     const { sources } = JSON.parse(readFileSync(`${root}out/cli/sources.json`, 'utf8'));
     for (const [file, mtimeMs] of Object.entries(sources)) if (statSync(`${root}${file}`).mtimeMs !== mtimeMs) return false;
-    return Object.keys(sources).length > 0;
+    return Object.keys(sources).length > 0 && existsSync(`${root}out/cli/tb.mjs`);
   } catch {
     return false;
   }

@@ -7,7 +7,7 @@
 // `--out DIR` writes the bundle elsewhere (a test builds one of its own; DIR must be inside the checkout, where
 // the packages resolve). Without esbuild (an install without devDependencies) nothing is built and tb runs
 // from its sources.
-import { statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +22,9 @@ try {
   process.exit(0);
 }
 mkdirSync(outDir, { recursive: true });
+// A file saved after this instant may have been read by esbuild before the save: it is recorded as changed, so
+// the bundle is not taken for current until it is built again.
+const startedAt = Date.now();
 const result = await build({
   entryPoints: [join(root, 'src-main', 'cli', 'tb.ts')],
   outfile: join(outDir, 'tb.mjs'),
@@ -36,6 +39,11 @@ const result = await build({
   absWorkingDir: root,
 });
 const sources = {};
-for (const input of Object.keys(result.metafile.inputs)) sources[input] = statSync(join(root, input)).mtimeMs;
+// The bundled sources, and the files that steer how esbuild reads them.
+const inputs = [...Object.keys(result.metafile.inputs), ...['package.json', 'tsconfig.json', 'tsconfig.base.json'].filter((f) => existsSync(join(root, f)))];
+for (const input of inputs) {
+  const mtimeMs = statSync(join(root, input)).mtimeMs;
+  sources[input] = mtimeMs < startedAt - 1000 ? mtimeMs : -1;
+}
 writeFileSync(join(outDir, 'sources.json'), JSON.stringify({ sources }));
-console.log(`${join(outDir, 'tb.mjs')}: ${Object.keys(sources).length} source files bundled`);
+console.log(`${join(outDir, 'tb.mjs')}: ${Object.keys(result.metafile.inputs).length} source files bundled`);

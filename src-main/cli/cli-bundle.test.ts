@@ -35,7 +35,7 @@ describe('the bundled CLI', () => {
     const shown = run(tb, ['show', runs[0].run_id, '--json'], { TRACEBACK_HOME: home });
     const entry = (JSON.parse(shown.stdout) as { run: { entry: { command: string[]; cwd: string } } }).run.entry;
     // The command a fork experiment runs: the demo's own source, from the checkout (not the bundle).
-    expect(entry.cwd).toBe(ROOT);
+    expect(entry.cwd).toBe(fs.realpathSync(ROOT));
     const script = entry.command.find((a) => a.startsWith('src-main/demo/'));
     expect(script).toMatch(/^src-main\/demo\/(support-bot|research-team)\.ts$/);
     expect(fs.existsSync(path.join(ROOT, script!))).toBe(true);
@@ -73,9 +73,13 @@ describe('bin/tb.mjs', () => {
     fs.utimesSync(source, built, built);
   });
 
-  it('runs the sources when no bundle was built, or when TB_FROM_SOURCE=1', () => {
+  it('runs the sources when no bundle was built, when the bundle is gone, or when TB_FROM_SOURCE=1', () => {
     writeSources();
     expect(which({ TB_FROM_SOURCE: '1' })).toBe('source');
+    const bundle = path.join(pkg, 'out/cli/tb.mjs');
+    fs.renameSync(bundle, `${bundle}.away`);
+    expect(which()).toBe('source');
+    fs.renameSync(`${bundle}.away`, bundle);
     fs.rmSync(sources);
     expect(which()).toBe('source');
   });

@@ -91,6 +91,34 @@ describe('runs too large to blame unasked', () => {
     }
   });
 
+  it('a run that grows past the limit loses the blame of its smaller self; a blame asked for at its size stays', async () => {
+    const { createEngine } = await import('./create-engine');
+    const engine = createEngine({ home: path.join(dir, 'home'), analysis: { autoBlameMaxSteps: 6 } });
+    try {
+      const file = path.join(dir, 'grows.jsonl');
+      const all = syntheticRunRecords({ runId: 'grows', steps: 9, failAt: 7 });
+      const isStep = (r: (typeof all)[number]) => r.type === 'step-start' || r.type === 'step-end';
+      const early = all.filter((r) => !isStep(r) || Number((r as { step_id: string }).step_id.replace(/\D/g, '')) < 4);
+      fs.writeFileSync(file, toJsonl(early));
+      const listed = async () => (await engine.handlers.listRuns({})).find((r) => r.run_id === 'grows')!;
+      expect((await engine.handlers.importPaths({ paths: [file] })).blame_deferred).toEqual([]);
+      expect((await listed()).healthy).not.toBeNull();
+      // The trace goes on: the rest of its steps are appended, and the run is over the limit now.
+      fs.appendFileSync(file, toJsonl(all.filter((r) => isStep(r) && !early.includes(r))));
+      expect((await engine.handlers.importPaths({ paths: [file] })).blame_deferred).toEqual([{ run_id: 'grows', steps: 9 }]);
+      expect((await listed()).steps).toBe(9);
+      expect((await listed()).healthy).toBeNull();
+      expect((await listed()).blame_score).toBeNull();
+      // Asked for at this size, its blame is stored, and a refresh of the same version leaves it.
+      const asked = engine.analysis.blame('grows');
+      expect(asked.healthy).toBe(false);
+      expect(engine.analysis.refresh(['grows'])).toEqual([]);
+      expect((await listed()).blame_score).toBe(asked.blamed[0].score);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('such a run in its pipeline\'s history is signed a step at a time, with the signatures a whole read gives', async () => {
     const { createEngine } = await import('./create-engine');
     const engine = createEngine({ home: path.join(dir, 'home'), analysis: { autoBlameMaxSteps: 6 } });

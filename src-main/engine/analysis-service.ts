@@ -20,7 +20,7 @@ import { signaturesOf } from './blame/spectrum';
 import { termBackground } from './scoring/score-retrieval';
 import { jsonText } from './text/json-text';
 import { getRunAssertion, setRunAssertion } from './store/run-assertions';
-import { countSteps } from './store/step-counts';
+import { stepsOfVersion } from './store/step-counts';
 import { openBlameCache } from './store/blame-cache';
 import { blameRun } from './blame/index';
 import { diffRuns } from './diff/index';
@@ -199,9 +199,14 @@ export function createAnalysis(db: Db, paths: HomePaths, opts: AnalysisOptions =
       for (const id of runIds) {
         const state = cache.runState(id);
         if (!state || state.status === 'running') continue;
-        const steps = countSteps(db, id);
+        const steps = stepsOfVersion(db, id, state.updated_at);
         if (steps > autoBlameMaxSteps) {
-          deferred.push({ run_id: id, steps });
+          // A blame asked for at this version stays; one of an older version goes (a run that grew past the
+          // limit, e.g. a trace the OTLP receiver adds to, must not keep showing the blame of its smaller self).
+          if (!cache.isCurrent(id, hash, state.updated_at)) {
+            cache.forget(id);
+            deferred.push({ run_id: id, steps });
+          }
           continue;
         }
         try {

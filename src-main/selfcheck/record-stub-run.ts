@@ -13,9 +13,10 @@ import type { RunDetail } from '../../src-shared/model';
 
 import { inPackage, packageRoot } from '../platform/package-root';
 
-/** Run as a separate process through tsx (its source, also from the bundled CLI). */
-export const STUB_PIPELINE = inPackage('src-main/selfcheck/stub-pipeline.ts');
-export const REPO_ROOT = packageRoot();
+/** The stub pipeline's source, run as a separate process through tsx (also from the bundled CLI). */
+export function stubPipeline(): string {
+  return inPackage('src-main/selfcheck/stub-pipeline.ts');
+}
 
 export interface StubTarget {
   paths: HomePaths;
@@ -26,8 +27,8 @@ export interface StubTarget {
 
 /** Runs the stub pipeline directly (no plan) and imports its run. */
 export function recordStubRun(home: StubTarget, args: string[] = []): RunDetail {
-  const stdout = execFileSync(process.execPath, ['--import', 'tsx', STUB_PIPELINE, '--calls', home.calls, ...args], {
-    cwd: REPO_ROOT,
+  const stdout = execFileSync(process.execPath, ['--import', 'tsx', stubPipeline(), '--calls', home.calls, ...args], {
+    cwd: packageRoot(),
     env: { ...process.env, TRACEBACK_HOME: home.paths.home, TRACEBACK_REPLAY_PLAN: '' },
     encoding: 'utf8',
   });

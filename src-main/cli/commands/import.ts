@@ -10,13 +10,13 @@ import { AUTO_BLAME_MAX_STEPS } from '../../engine/analysis-service';
 /** Status lines at most this often: a big file reports progress every few thousand spans. */
 const PROGRESS_EVERY_MS = 100;
 
-/** "importing big.json: reading spans 41% (190 of 463 MB)": what the engine reports of a big file's import. */
 /** A run too large to blame unasked (analysis-service.ts), as `tb import` and the inbox sync of every command say it. */
 export function deferredBlameLine(d: DeferredBlame): string {
   const id = safeLine(d.run_id);
   return `${id}: ${d.steps.toLocaleString('en')} steps, not blamed yet (a run of more than ${AUTO_BLAME_MAX_STEPS.toLocaleString('en')} steps is blamed when asked: tb blame ${id})`;
 }
 
+/** "importing big.json: reading spans 41% (190 of 463 MB)": what the engine reports of a big file's import. */
 export function importProgressLine(p: ImportProgress): string {
   const { name, status } = describeImportProgress(p);
   return `importing ${safeLine(name)}: ${status}`;

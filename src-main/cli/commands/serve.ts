@@ -8,8 +8,6 @@ import { seedDemoIfEmpty } from './demo';
 import { CliFailure } from '../unwrap';
 import { inPackage } from '../../platform/package-root';
 
-const RENDERER_DIR = inPackage('out/renderer');
-
 export const serveCommand: Command = {
   name: 'serve',
   usage: 'tb serve [--port N] [--demo-if-empty] [--json-ready] [--otlp-port N | --no-otlp] [--otlp-token T]',
@@ -25,7 +23,7 @@ export const serveCommand: Command = {
     const engine = ctx.engine({ watch: true });
     if (ctx.args.booleans.has('demo-if-empty')) await seedDemoIfEmpty(engine, (l) => ctx.err(l));
     await engine.watcher?.ready;
-    const server = await startServer(engine, { port, rendererDir: RENDERER_DIR }).catch((err: NodeJS.ErrnoException) => {
+    const server = await startServer(engine, { port, rendererDir: inPackage('out/renderer') }).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') throw new CliFailure(`port ${port} is already in use; pass --port N (or --port 0 for any free port)`, 2);
       throw err;
     });

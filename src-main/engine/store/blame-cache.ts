@@ -19,6 +19,10 @@ export interface BlameCache {
   runState(runId: string): { updated_at: number; status: string } | undefined;
   read(runId: string, settingsHash: string, runUpdated: number): string | undefined;
   write(runId: string, settingsHash: string, runUpdated: number, entry: BlameCacheEntry): void;
+  /** Whether the stored blame is of this version of the run and these settings (without reading it). */
+  isCurrent(runId: string, settingsHash: string, runUpdated: number): boolean;
+  /** Drops the run's stored blame (the list then shows it unblamed rather than as it was). */
+  forget(runId: string): void;
 }
 
 export function openBlameCache(db: Db): BlameCache {
@@ -30,11 +34,17 @@ export function openBlameCache(db: Db): BlameCache {
        detection = excluded.detection`,
   );
   const runState = db.prepare('SELECT updated_at, status FROM runs WHERE run_id = ?');
+  const current = db.prepare('SELECT 1 FROM blame_results WHERE run_id = ? AND settings_hash = ? AND run_updated = ?').pluck();
+  const forget = db.prepare('DELETE FROM blame_results WHERE run_id = ?');
   return {
     runState: (runId) => runState.get(runId) as { updated_at: number; status: string } | undefined,
     read: (runId, settingsHash, runUpdated) => (readCached.get(runId, settingsHash, runUpdated) as { result: string } | undefined)?.result,
     write: (runId, settingsHash, runUpdated, e) => {
       writeCached.run(runId, settingsHash, runUpdated, e.healthy ? 1 : 0, e.blameScore, e.result, Date.now(), e.detection);
+    },
+    isCurrent: (runId, settingsHash, runUpdated) => current.get(runId, settingsHash, runUpdated) !== undefined,
+    forget: (runId) => {
+      forget.run(runId);
     },
   };
 }

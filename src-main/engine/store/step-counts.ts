@@ -53,6 +53,12 @@ export function storeStepCounts(db: Db, runIds: Iterable<string>): void {
   for (const batch of idBatches(runIds)) store.run(batch);
 }
 
+/** A run's step count as the import stored it for this version of the run (storeStepCounts), else counted. */
+export function stepsOfVersion(db: ReadableDb, runId: string, version: number): number {
+  const stored = statement(db, 'SELECT steps FROM run_step_counts WHERE run_id = ? AND version = ?', 'pluck').get(runId, version) as number | undefined;
+  return stored ?? countSteps(db, runId);
+}
+
 /** How many steps a run has (by its full id), without reading them (the text index's catch-up asks it for every run it looks at). */
 export function countSteps(db: ReadableDb, runId: string): number {
   return statement(db, 'SELECT COUNT(*) FROM steps WHERE run_id = ?', 'pluck').get(runId) as number;
