@@ -30,7 +30,7 @@ const SCROLL_GOAL_FPS = 50;
 interface OpenTiming {
   /** Click → graph nodes and step rows painted. */
   interactiveMs: number;
-  /** Click → blame panel filled. */
+  /** Click → blame panel filled (for a run over AUTO_BLAME_MAX_STEPS steps, its "Blame this run" offer). */
   blameMs: number;
   /** Longest gap between two animation frames while loading. */
   longestFrameGapMs: number;
@@ -60,7 +60,7 @@ async function openRunTimed(page: Page, runId: string): Promise<OpenTiming> {
         longest = Math.max(longest, now - last);
         last = now;
         if (!interactive && document.querySelector('.react-flow__node .graph-node, .wf-row .wf-bar') && document.querySelector('.step-row')) interactive = now - t0;
-        if (interactive && document.querySelector('[data-testid="blame-verdict"], .blame-panel ~ .error-note, .right-block .error-note')) return resolve();
+        if (interactive && document.querySelector('[data-testid="blame-verdict"], [data-testid="blame-deferred"], .blame-panel ~ .error-note, .right-block .error-note')) return resolve();
         if (now > deadline) return reject(new Error('run did not open within 600 s'));
         requestAnimationFrame(frame);
       }

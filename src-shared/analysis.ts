@@ -87,6 +87,16 @@ export interface FailureDetection {
   asserted: boolean;
 }
 
+/**
+ * Runs of more steps are not blamed unasked (after an import, by the watcher, on opening the run in the app): a
+ * blame holds the whole run in memory, ~0.9 KB of heap a step for a native run and ~1.5 KB for an OTLP one (its
+ * span attributes), and the blame that followed the streamed import of a 100 MB OTLP file (126,346 spans, one
+ * trace) took `tb import` from the import's 173 MB to 791 MB; a 500 MB file's would take gigabytes. At this many
+ * steps the run's detail is ~90–150 MB. Such a run is blamed when the user asks (tb blame, the Blame button of its
+ * view, the gate, a report).
+ */
+export const AUTO_BLAME_MAX_STEPS = 100_000;
+
 export interface BlameResult {
   run_id: string;
   healthy: boolean;

@@ -3,7 +3,7 @@
  * diff, reports): gathers the context they need from the database and keeps
  * blame results stored, recomputing them when the run or the settings change.
  */
-import type { BlameResult, DiffResult } from '../../src-shared/analysis';
+import { AUTO_BLAME_MAX_STEPS, type BlameResult, type DiffResult } from '../../src-shared/analysis';
 import type { DeferredBlame, RunDetail } from '../../src-shared/model';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -60,15 +60,6 @@ function blameScoreOf(b: BlameResult): number {
 
 /** Runs whose blame a refresh stores in one transaction. */
 const REFRESH_BATCH = 200;
-
-/**
- * Runs of more steps are not blamed unasked (after an import, by the watcher): a blame holds the whole run in
- * memory, ~0.9 KB of heap a step for a native run and ~1.5 KB for an OTLP one (their span attributes), and the
- * blame that followed the streamed import of a 100 MB OTLP file (126,346 spans, one trace) took `tb import` from
- * the import's 173 MB to 791 MB; a 500 MB file's would take gigabytes. At this many steps the run's detail is
- * ~90–150 MB. Such a run is blamed when the user asks (tb blame, its view in the app, the gate, a report).
- */
-export const AUTO_BLAME_MAX_STEPS = 100_000;
 
 export interface AnalysisOptions {
   /** AUTO_BLAME_MAX_STEPS unless a test lowers it. */

@@ -8,7 +8,7 @@ import { foldRecords } from '../../engine/ingest/native/fold-records';
 import { syntheticRunRecords, toJsonl } from '../../../test/support/synthetic-trace';
 import { runCommand } from '../../../test/support/run-command';
 import { importCommand, importProgressLine } from './import';
-import { AUTO_BLAME_MAX_STEPS } from '../../engine/analysis-service';
+import { AUTO_BLAME_MAX_STEPS } from '../../../src-shared/analysis';
 
 let engine: Engine;
 let dir: string;

@@ -5,7 +5,7 @@ import { callEngine } from '../unwrap';
 import { safeLine } from '../format-text';
 import { describeImportProgress, type ImportProgress } from '../../../src-shared/import-progress';
 import type { DeferredBlame } from '../../../src-shared/model';
-import { AUTO_BLAME_MAX_STEPS } from '../../engine/analysis-service';
+import { AUTO_BLAME_MAX_STEPS } from '../../../src-shared/analysis';
 
 /** Status lines at most this often: a big file reports progress every few thousand spans. */
 const PROGRESS_EVERY_MS = 100;

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { BlamedStep, BlameResult } from '../../../src-shared/analysis';
+import { AUTO_BLAME_MAX_STEPS, type BlamedStep, type BlameResult } from '../../../src-shared/analysis';
 import type { Json } from '../../../src-shared/trace-format';
 import { ErrorNote } from '../common/ErrorNote';
 import { ExplainPanel } from '../explain/ExplainPanel';
@@ -17,6 +17,24 @@ import { withPayload } from '../../../src-shared/run-skeleton';
 
 const OTHER_SCORES_SHOWN = 12;
 
+/** A run too large to blame unasked (AUTO_BLAME_MAX_STEPS): what blaming it takes, and the button that does it. */
+function DeferredBlame({ steps, onAsk }: { steps: number; onAsk: () => void }) {
+  return (
+    <div className="blame-panel" data-testid="blame-deferred">
+      <div className="verdict-banner unknown">
+        <strong>Not blamed yet.</strong> This run has {steps.toLocaleString('en-US')} steps. Runs of more than {AUTO_BLAME_MAX_STEPS.toLocaleString('en-US')} steps are
+        blamed only when you ask: a blame reads the whole run into memory (about 1–1.5 kB a step, here some{' '}
+        {Math.round((steps * 1.5) / 1000).toLocaleString('en-US')} MB) and can take a while.
+      </div>
+      <div className="pad">
+        <button type="button" className="button" onClick={onAsk}>
+          Blame this run
+        </button>
+      </div>
+    </div>
+  );
+}
+
 export function BlamePanel({ model }: { model: RunModel }) {
   const { blame, blameError, tree } = model;
   const nameOf = (id: string) => tree?.byId.get(id)?.name ?? id;
@@ -24,6 +42,7 @@ export function BlamePanel({ model }: { model: RunModel }) {
   const lost = importCounts(useRunImportProblems(model.detail?.run.run_id ?? null)).errors;
   const probe = useProbe(model);
   if (blameError) return <ErrorNote error={blameError} />;
+  if (model.blameDeferred !== null) return <DeferredBlame steps={model.blameDeferred} onAsk={model.askBlame} />;
   if (!blame) return <div className="muted pad">Working out blame…</div>;
   return (
     <div className="blame-panel" data-testid="blame-panel">

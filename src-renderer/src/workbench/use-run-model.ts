@@ -1,5 +1,5 @@
-import { useCallback, useMemo } from 'react';
-import type { BlameResult } from '../../../src-shared/analysis';
+import { useCallback, useMemo, useState } from 'react';
+import { AUTO_BLAME_MAX_STEPS, type BlameResult } from '../../../src-shared/analysis';
 import type { RunDetail, RunSummary } from '../../../src-shared/model';
 import { useEngineQuery, useQueryCache } from '../api/use-engine-query';
 import { buildStepTree, defaultExpanded, holdsFailure, isExpanded, type StepTree } from '../graph/step-tree';
@@ -21,6 +21,12 @@ export interface RunModel {
   blame: BlameResult | undefined;
   blameError: ApiError | null;
   blameLoading: boolean;
+  /**
+   * The run's step count when it is too large to blame unasked (AUTO_BLAME_MAX_STEPS) and has no stored blame the
+   * runs list showed: its blame waits for `askBlame` (a blame holds the whole run in the engine's memory).
+   */
+  blameDeferred: number | null;
+  askBlame: () => void;
   tree: StepTree | null;
   /** Steps holding a failed step below them (the list and waterfall mark them). */
   holding: Set<string>;
@@ -59,7 +65,13 @@ export function useRunModel(runId: string, selected: string | null): RunModel {
   // run (seconds) would otherwise hold back the skeleton the views paint from. A run read in parts gets its
   // passing steps' scores as ids only (~18 MB less JSON at 100,000 steps).
   const stepsSettled = paged ? skeleton.data !== undefined || skeleton.error !== null : whole.data !== undefined || whole.error !== null;
-  const blame = useEngineQuery('blameRun', stepsSettled ? (paged ? { runId, stepScores: 'notable' } : { runId }) : null);
+  // A run too large to blame unasked waits for the user's word, unless the runs list showed it blamed already.
+  const [askedFor, setAskedFor] = useState<string | null>(null);
+  const listedBlamed = useMemo(() => cache.answers('listRuns').some((runs) => runs.some((r) => r.run_id === runId && r.blame_score !== null)), [cache, runId]);
+  const steps = detail.data?.run.steps;
+  const blameDeferred = steps !== undefined && steps > AUTO_BLAME_MAX_STEPS && !listedBlamed && askedFor !== runId ? steps : null;
+  const askBlame = useCallback(() => setAskedFor(runId), [runId]);
+  const blame = useEngineQuery('blameRun', stepsSettled && blameDeferred === null ? (paged ? { runId, stepScores: 'notable' } : { runId }) : null);
   const overrides = useUi((s) => s.expansion);
   // A skeleton's parent positions spare the tree 100,000 lookups by id.
   const parents = useMemo(() => (paged && skeleton.data ? parentPositions(skeleton.data.steps) : undefined), [paged, skeleton.data]);
@@ -80,6 +92,8 @@ export function useRunModel(runId: string, selected: string | null): RunModel {
     blame: blame.data,
     blameError: blame.error,
     blameLoading: blame.loading,
+    blameDeferred,
+    askBlame,
     tree,
     holding,
     blameIndex,
