@@ -83,3 +83,21 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const out: ChildImport = { maxRssMb: process.resourceUsage().maxRSS / 1024, cpuMs: (used.user + used.system) / 1000, wallMs, steps, errors: errors.filter((e) => e.level === 'error').length };
   console.log(JSON.stringify(out));
 }
+
+/**
+ * `tb import FILE` as a user runs it, in a fresh process: the CLI bundled as `npm install` builds it (built here
+ * from the current sources into node_modules/.cache, so the figure is of this code), with a fresh home. Its peak RSS
+ * is written at exit by a preloaded snippet: the whole command (engine, inbox sync, the import, the refresh after it).
+ */
+export function measureTbImport(file: string, home: string): { maxRssMb: number; wallMs: number } | { failed: string } {
+  const dir = path.join(ROOT, 'node_modules', '.cache', 'traceback-bench', 'cli');
+  spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-cli.mjs'), '--out', dir], { encoding: 'utf8' });
+  const preload = path.join(dir, 'report-rss.cjs');
+  fs.writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, '\\nTB_MAX_RSS_KB=' + process.resourceUsage().maxRSS + '\\n'));\n");
+  const t = performance.now();
+  const r = spawnSync(process.execPath, ['--require', preload, path.join(dir, 'tb.mjs'), 'import', file], { encoding: 'utf8', env: { ...process.env, TRACEBACK_HOME: home }, maxBuffer: 1e7 });
+  const wallMs = performance.now() - t;
+  const kb = /TB_MAX_RSS_KB=(\d+)/.exec(r.stderr ?? '')?.[1];
+  if (r.status !== 0 || !kb) return { failed: (r.stderr || r.stdout || `exit ${r.status} ${r.signal ?? ''}`).trim().split('\n').slice(-3).join(' ') };
+  return { maxRssMb: Number(kb) / 1024, wallMs };
+}

@@ -16,6 +16,7 @@ import { foldRecords } from '../src-main/engine/ingest/native/fold-records';
 import { exportOtlp } from '../src-main/engine/ingest/foreign/index';
 import { importWhole } from '../src-main/engine/ingest/import-foreign';
 import { duckdbReadJson } from './duckdb-peer';
+import { measureTbImport } from './import-in-child';
 import { importInChild, writeLargeOtlp } from './otlp-large-file';
 import { OtlpSpanStream } from '../src-main/engine/ingest/otlp/otlp-span-stream';
 
@@ -148,6 +149,7 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
   const largeMb = fs.statSync(largeFile).size / 1e6;
   const rssLarge = importInChild(largeFile, path.join(dir, 'rss-large.db'), 'stream', 'tsx');
   const rssLargeBundled = importInChild(largeFile, path.join(dir, 'rss-large-bundled.db'), 'stream');
+  const tbImport = measureTbImport(largeFile, path.join(dir, 'tb-home'));
   fs.rmSync(largeFile, { force: true });
   const rss = (c: typeof rssStream) => ('failed' in c ? `failed (${c.failed})` : `${c.maxRssMb.toFixed(0)} MB`);
 
@@ -172,6 +174,9 @@ export async function benchImport(steps = 50_000): Promise<{ lines: string[]; ra
       'failed' in rssLargeBundled
         ? `OTLP peak RSS for a generated ${largeMb.toFixed(0)} MB file: ${rss(rssLargeBundled)} bundled (goal ≤ 300 MB); ${rss(rssLarge)} through tsx`
         : `OTLP peak RSS for a generated ${largeMb.toFixed(0)} MB file (${largeSpans.toLocaleString('en')} spans, one trace), streamed: ${rss(rssLargeBundled)} bundled, as \`tb import\` and the app's engine worker run it (goal ≤ 300 MB); ${rss(rssLarge)} through tsx, as \`tb\` runs from sources changed since its build; ${rssLargeBundled.steps.toLocaleString('en')} steps in ${rssLargeBundled.cpuMs.toFixed(0)} ms CPU, ${rssLargeBundled.wallMs.toFixed(0)} ms wall`,
+      'failed' in tbImport
+        ? `  \`tb import\` of that file, the whole command: failed (${tbImport.failed})`
+        : `  \`tb import\` of that file, the whole command (the bundled CLI, its engine and modules, the inbox sync, the import, the refresh after it): peak RSS ${tbImport.maxRssMb.toFixed(0)} MB (goal ≤ 300 MB), ${(tbImport.wallMs / 1000).toFixed(1)} s wall`,
       'unavailable' in peer
         ? `peer: DuckDB read_json not measured (${peer.unavailable})`
         : `peer: DuckDB ${peer.version} read_json of the same file into a table of ${peer.rows.toLocaleString('en')} span rows, best of ${OTLP_REPEATS}: ${peer.ms.toFixed(0)} ms = ${(steps / (peer.ms / 1000) / rawRate).toFixed(2)}× raw; Traceback's OTLP import takes ${(otlpMs / peer.ms).toFixed(1)}× DuckDB's time`,

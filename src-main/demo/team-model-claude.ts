@@ -6,7 +6,6 @@
  * UNTESTED: this environment has no network. The simulated model is what the
  * tests and `tb demo` use.
  */
-import Anthropic from '@anthropic-ai/sdk';
 import { wrapAnthropic } from '../../sdk/typescript/src/index';
 import type { CityRow } from './corpus/cities';
 import type { Completion, ResearchPlan, TeamModel, Usage } from './team-model';
@@ -14,6 +13,8 @@ import type { Completion, ResearchPlan, TeamModel, Usage } from './team-model';
 export async function claudeTeamModel(): Promise<TeamModel> {
   if (!process.env.ANTHROPIC_API_KEY) throw new Error('--model claude needs ANTHROPIC_API_KEY');
   const model = process.env.TRACEBACK_CLAUDE_MODEL ?? 'claude-haiku-4-5';
+  // Loaded here, not at the top: the demo module is bundled into tb, which need not load the SDK to start.
+  const { default: Anthropic } = await import('@anthropic-ai/sdk');
   const client = wrapAnthropic(new Anthropic());
 
   const ask = async (system: string, user: string): Promise<{ text: string; usage: Usage }> => {

@@ -7,7 +7,7 @@
  * retry-after) up to `maxRetries`, and times out each attempt after
  * `timeoutMs`; what is left after that is turned into a message a user can act on.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { EngineError } from '../../../src-shared/result';
 import { REPORT_TOOL, SYSTEM_PROMPT, TOOL_NAME } from './agent-prompt';
 
@@ -33,7 +33,20 @@ interface AnthropicModelOptions {
   timeoutMs: number;
 }
 
-function explainFailure(err: unknown, timeoutMs: number): EngineError {
+type AnthropicClass = typeof Anthropic;
+
+let sdk: Promise<AnthropicClass> | null = null;
+
+/**
+ * The SDK, loaded on the first model call: it is ~26 MB of a process's memory, which every tb command (and the app's
+ * engine) paid at startup for the one command that calls a model.
+ */
+function loadSdk(): Promise<AnthropicClass> {
+  sdk ??= import('@anthropic-ai/sdk').then((m) => m.default);
+  return sdk;
+}
+
+function explainFailure(Anthropic: AnthropicClass, err: unknown, timeoutMs: number): EngineError {
   if (err instanceof Anthropic.APIConnectionTimeoutError) {
     return new EngineError('unsupported', `the model did not answer within ${timeoutMs / 1000} s (after retries); nothing was stored. Try again, or raise explain.timeout_s in settings`);
   }
@@ -47,9 +60,11 @@ function explainFailure(err: unknown, timeoutMs: number): EngineError {
 }
 
 export function anthropicModel(o: AnthropicModelOptions): RootCauseModel {
-  const client = new Anthropic({ apiKey: o.apiKey, maxRetries: o.maxRetries, timeout: o.timeoutMs, ...(o.baseURL ? { baseURL: o.baseURL } : {}) });
+  let client: Anthropic | null = null;
   return {
     async ask(user, { model, maxTokens }) {
+      const Sdk = await loadSdk();
+      client ??= new Sdk({ apiKey: o.apiKey, maxRetries: o.maxRetries, timeout: o.timeoutMs, ...(o.baseURL ? { baseURL: o.baseURL } : {}) });
       let msg: Anthropic.Message;
       try {
         msg = await client.messages.create({
@@ -61,7 +76,7 @@ export function anthropicModel(o: AnthropicModelOptions): RootCauseModel {
           tool_choice: { type: 'tool', name: TOOL_NAME },
         });
       } catch (err) {
-        throw explainFailure(err, o.timeoutMs);
+        throw explainFailure(Sdk, err, o.timeoutMs);
       }
       const call = msg.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use' && b.name === TOOL_NAME);
       const text = msg.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();

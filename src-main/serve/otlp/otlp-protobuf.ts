@@ -10,7 +10,8 @@
  * the decoder and skipped, as protobuf intends. A wrong number would fail the
  * tests that decode what the official JS exporter encodes.
  */
-import protobuf from 'protobufjs';
+import { createRequire } from 'node:module';
+import type { Type } from 'protobufjs';
 
 const OTLP_TRACE_PROTO = `
 syntax = "proto3";
@@ -105,12 +106,31 @@ message RpcStatus {
 }
 `;
 
-// Span kind and status code are enums in the official files; read as int32 (the same varint on the
-// wire) they come out as the numbers OTLP/JSON writes, whatever value a newer SDK adds.
-const root = protobuf.parse(OTLP_TRACE_PROTO, { keepCase: false }).root;
-const ExportTraceServiceRequest = root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
-const ExportTraceServiceResponse = root.lookupType('opentelemetry.proto.ExportTraceServiceResponse');
-const RpcStatus = root.lookupType('opentelemetry.proto.RpcStatus');
+interface OtlpTypes {
+  request: Type;
+  response: Type;
+  status: Type;
+}
+
+let types: OtlpTypes | null = null;
+
+/**
+ * The messages, parsed on first use: protobufjs (~10 MB of a process's memory) is loaded by a process that
+ * receives OTLP/HTTP (tb serve, the app), not by every tb command that imports this module with the rest.
+ * Span kind and status code are enums in the official files; read as int32 (the same varint on the wire) they
+ * come out as the numbers OTLP/JSON writes, whatever value a newer SDK adds.
+ */
+function otlpTypes(): OtlpTypes {
+  if (types) return types;
+  const protobuf = createRequire(import.meta.url)('protobufjs') as typeof import('protobufjs');
+  const root = protobuf.parse(OTLP_TRACE_PROTO, { keepCase: false }).root;
+  types = {
+    request: root.lookupType('opentelemetry.proto.ExportTraceServiceRequest'),
+    response: root.lookupType('opentelemetry.proto.ExportTraceServiceResponse'),
+    status: root.lookupType('opentelemetry.proto.RpcStatus'),
+  };
+  return types;
+}
 
 /** Fields holding trace or span ids: OTLP/JSON writes them as lowercase hex, not base64. */
 const ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
@@ -132,17 +152,20 @@ function hexIds(value: unknown): unknown {
  * strings, bytes values in base64. Throws on bytes that are not the message.
  */
 export function decodeTraceRequest(bytes: Uint8Array): Record<string, unknown> {
-  const message = ExportTraceServiceRequest.decode(bytes);
-  const object = ExportTraceServiceRequest.toObject(message, { longs: String, bytes: String, defaults: false, arrays: false });
+  const { request } = otlpTypes();
+  const message = request.decode(bytes);
+  const object = request.toObject(message, { longs: String, bytes: String, defaults: false, arrays: false });
   return hexIds(object) as Record<string, unknown>;
 }
 
 export function encodeTraceResponse(partial: { rejectedSpans: number; errorMessage: string } | null): Uint8Array {
   const body = partial ? { partialSuccess: { rejectedSpans: partial.rejectedSpans, errorMessage: partial.errorMessage } } : {};
-  return ExportTraceServiceResponse.encode(ExportTraceServiceResponse.fromObject(body)).finish();
+  const { response } = otlpTypes();
+  return response.encode(response.fromObject(body)).finish();
 }
 
 /** google.rpc.Status, the body of an OTLP/HTTP error response. */
 export function encodeRpcStatus(code: number, message: string): Uint8Array {
-  return RpcStatus.encode(RpcStatus.fromObject({ code, message })).finish();
+  const { status } = otlpTypes();
+  return status.encode(status.fromObject({ code, message })).finish();
 }
