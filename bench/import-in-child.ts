@@ -91,11 +91,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
  */
 export function measureTbImport(file: string, home: string): { maxRssMb: number; wallMs: number } | { failed: string } {
   const dir = path.join(ROOT, 'node_modules', '.cache', 'traceback-bench', 'cli');
-  spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-cli.mjs'), '--out', dir], { encoding: 'utf8' });
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-cli.mjs'), '--out', dir], { encoding: 'utf8' });
+  // A bundle an earlier run left there would be measured as this code's: no figure rather than a wrong one.
+  if (build.status !== 0 || !build.stdout.includes('source files bundled')) return { failed: `the CLI bundle was not built: ${(build.stderr || build.stdout).trim().slice(0, 300)}` };
   const preload = path.join(dir, 'report-rss.cjs');
   fs.writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(2, '\\nTB_MAX_RSS_KB=' + process.resourceUsage().maxRSS + '\\n'));\n");
   const t = performance.now();
-  const r = spawnSync(process.execPath, ['--require', preload, path.join(dir, 'tb.mjs'), 'import', file], { encoding: 'utf8', env: { ...process.env, TRACEBACK_HOME: home }, maxBuffer: 1e7 });
+  const r = spawnSync(process.execPath, ['--require', preload, path.join(dir, 'tb.mjs'), 'import', file], { encoding: 'utf8', env: { ...process.env, TRACEBACK_HOME: home }, maxBuffer: 1e7, timeout: 15 * 60_000 });
   const wallMs = performance.now() - t;
   const kb = /TB_MAX_RSS_KB=(\d+)/.exec(r.stderr ?? '')?.[1];
   if (r.status !== 0 || !kb) return { failed: (r.stderr || r.stdout || `exit ${r.status} ${r.signal ?? ''}`).trim().split('\n').slice(-3).join(' ') };

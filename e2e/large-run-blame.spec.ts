@@ -25,4 +25,13 @@ test('a run too large to blame unasked opens without a blame, says what blaming 
   await expect(verdict).toContainText('Failed', { timeout: 120_000 });
   await expect(app.getByTestId('blame-deferred')).toHaveCount(0);
   await screenshot(app, 'large-run-blamed');
+
+  // Opened again, it offers again (a stored blame is not taken on the list's word); marking it failed is asking too:
+  // the mark and the blame it brings are shown.
+  await app.reload();
+  await expect(app.getByTestId('blame-deferred')).toBeVisible({ timeout: 60_000 });
+  await app.getByTestId('mark-failed-button').click();
+  await app.getByTestId('mark-failed-dialog').getByTestId('mark-failed-confirm').click();
+  await expect(app.getByTestId('blame-verdict')).toContainText('Failed (marked by you).', { timeout: 120_000 });
+  await expect(app.getByTestId('marked-failed')).toBeVisible();
 });

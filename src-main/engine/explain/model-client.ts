@@ -42,7 +42,14 @@ let sdk: Promise<AnthropicClass> | null = null;
  * engine) paid at startup for the one command that calls a model.
  */
 function loadSdk(): Promise<AnthropicClass> {
-  sdk ??= import('@anthropic-ai/sdk').then((m) => m.default);
+  sdk ??= import('@anthropic-ai/sdk').then(
+    (m) => m.default,
+    (err: unknown) => {
+      // Not kept: a later call tries again (a package installed since, say).
+      sdk = null;
+      throw new EngineError('unsupported', `the Anthropic SDK could not be loaded (${(err as Error).message}): tb explain needs the @anthropic-ai/sdk package`);
+    },
+  );
   return sdk;
 }
 

@@ -23,8 +23,8 @@ function DeferredBlame({ steps, onAsk }: { steps: number; onAsk: () => void }) {
     <div className="blame-panel" data-testid="blame-deferred">
       <div className="verdict-banner unknown">
         <strong>Not blamed yet.</strong> This run has {steps.toLocaleString('en-US')} steps. Runs of more than {AUTO_BLAME_MAX_STEPS.toLocaleString('en-US')} steps are
-        blamed only when you ask: a blame reads the whole run into memory (about 1–1.5 kB a step, here some{' '}
-        {Math.round((steps * 1.5) / 1000).toLocaleString('en-US')} MB) and can take a while.
+        blamed only when you ask: unless a blame of this state of the run is stored, blaming reads the whole run into memory (about 1–1.5 kB a step, here some{' '}
+        {Math.round((steps * 1.5) / 1000).toLocaleString('en-US')} MB) and can take a while. Marking the run failed blames it too.
       </div>
       <div className="pad">
         <button type="button" className="button" onClick={onAsk}>

@@ -10,7 +10,7 @@ import { useDismiss } from '../common/use-dismiss';
  * suspects, and reports, diff and the gate use it. When the run is marked,
  * the button says so and offers to clear the mark.
  */
-export function MarkFailedMenu({ runId, blame }: { runId: string; blame: BlameResult | undefined }) {
+export function MarkFailedMenu({ runId, blame, onMarked }: { runId: string; blame: BlameResult | undefined; onMarked?: () => void }) {
   const api = useApi();
   const ids = useId();
   const [open, setOpen] = useState(false);
@@ -40,6 +40,8 @@ export function MarkFailedMenu({ runId, blame }: { runId: string; blame: BlameRe
     }
     setOpen(false);
     setExpected('');
+    // The engine blamed the run to answer the mark: a run whose blame waited for the user's word shows it now.
+    onMarked?.();
   };
 
   if (marked) {

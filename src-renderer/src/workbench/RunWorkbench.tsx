@@ -100,7 +100,7 @@ export function RunWorkbench({ route }: { route: Extract<Route, { view: 'run' }>
           {totals.cost > 0 && ` · $${totals.cost.toFixed(4)}`}
         </span>
         <span className="toolbar-spacer" />
-        <MarkFailedMenu runId={run.run_id} blame={model.blame} />
+        <MarkFailedMenu runId={run.run_id} blame={model.blame} onMarked={model.askBlame} />
         <CompareWith runId={run.run_id} pipeline={run.pipeline} />
         <ExportMenu runId={run.run_id} />
       </header>

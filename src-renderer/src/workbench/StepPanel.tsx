@@ -221,7 +221,7 @@ function ScoresSection({ health, step, blame }: { health: StepHealth | undefined
       testId="step-scores"
       badge={
         <span className="mono score-badge">
-          {health?.score === null || health?.score === undefined ? 'unscored' : `${finding ? 'scorers' : 'health'} ${formatScore(health.score)}`}
+          {!blame ? 'not scored yet' : health?.score === null || health?.score === undefined ? 'unscored' : `${finding ? 'scorers' : 'health'} ${formatScore(health.score)}`}
         </span>
       }
     >
@@ -234,6 +234,8 @@ function ScoresSection({ health, step, blame }: { health: StepHealth | undefined
         <span className="muted" data-testid="checks-passed-unlisted">
           {fetched.error ? 'Every check passed (they could not be listed).' : 'Every check passed; listing them…'}
         </span>
+      ) : all.length === 0 && !blame ? (
+        <span className="muted">Scored with the run's blame, which is not worked out yet.</span>
       ) : all.length === 0 ? (
         <span className="muted">No scorer applied to this step.</span>
       ) : (

@@ -65,13 +65,15 @@ export function useRunModel(runId: string, selected: string | null): RunModel {
   // run (seconds) would otherwise hold back the skeleton the views paint from. A run read in parts gets its
   // passing steps' scores as ids only (~18 MB less JSON at 100,000 steps).
   const stepsSettled = paged ? skeleton.data !== undefined || skeleton.error !== null : whole.data !== undefined || whole.error !== null;
-  // A run too large to blame unasked waits for the user's word, unless the runs list showed it blamed already.
+  // A run too large to blame unasked waits for the user's word (the Blame button, or marking it failed). Not
+  // decided by the runs list's blame score: the list shows a stored blame even when it is of an older state of the
+  // run or of other settings, and asking for it then would blame the whole run.
   const [askedFor, setAskedFor] = useState<string | null>(null);
-  const listedBlamed = useMemo(() => cache.answers('listRuns').some((runs) => runs.some((r) => r.run_id === runId && r.blame_score !== null)), [cache, runId]);
   const steps = detail.data?.run.steps;
-  const blameDeferred = steps !== undefined && steps > AUTO_BLAME_MAX_STEPS && !listedBlamed && askedFor !== runId ? steps : null;
+  const blameDeferred = steps !== undefined && steps > AUTO_BLAME_MAX_STEPS && askedFor !== runId ? steps : null;
   const askBlame = useCallback(() => setAskedFor(runId), [runId]);
-  const blame = useEngineQuery('blameRun', stepsSettled && blameDeferred === null ? (paged ? { runId, stepScores: 'notable' } : { runId }) : null);
+  // Asked once the steps are here and their count known (a run whose skeleton could not be read is not blamed blind).
+  const blame = useEngineQuery('blameRun', stepsSettled && steps !== undefined && blameDeferred === null ? (paged ? { runId, stepScores: 'notable' } : { runId }) : null);
   const overrides = useUi((s) => s.expansion);
   // A skeleton's parent positions spare the tree 100,000 lookups by id.
   const parents = useMemo(() => (paged && skeleton.data ? parentPositions(skeleton.data.steps) : undefined), [paged, skeleton.data]);
