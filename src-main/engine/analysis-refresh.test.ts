@@ -6,6 +6,7 @@ import { homePaths } from './home';
 import { openDatabase, type Db } from './store/open-database';
 import { importFile } from './ingest/import-file';
 import { createAnalysis } from './analysis-service';
+import { createEngine, type Engine } from './create-engine';
 import { signaturesOf } from './blame/spectrum';
 import { getRunDetail } from './store/read-runs';
 import { syntheticRunRecords, toJsonl } from '../../test/support/synthetic-trace';
@@ -70,79 +71,68 @@ describe('storing the blame of many imported runs', () => {
 });
 
 describe('runs too large to blame unasked', () => {
+  // An engine whose budget is 6 steps, so that the runs of these tests stay small.
+  let engine: Engine;
+  beforeEach(() => {
+    engine = createEngine({ home: path.join(dir, 'home'), analysis: { autoBlameMaxSteps: 6 } });
+  });
+  afterEach(() => engine.close());
+
   it('an import blames the runs within the budget, names the larger ones, and a larger one is blamed when asked', async () => {
-    const { createEngine } = await import('./create-engine');
-    const engine = createEngine({ home: path.join(dir, 'home'), analysis: { autoBlameMaxSteps: 6 } });
-    try {
-      const file = path.join(dir, 'two.jsonl');
-      fs.writeFileSync(file, toJsonl([...syntheticRunRecords({ runId: 'small', steps: 6, failAt: 2 }), ...syntheticRunRecords({ runId: 'large', steps: 7, failAt: 2 })]));
-      const report = await engine.handlers.importPaths({ paths: [file] });
-      expect(report.blame_deferred).toEqual([{ run_id: 'large', steps: 7 }]);
-      const listed = async (id: string) => (await engine.handlers.listRuns({})).find((r) => r.run_id === id)!;
-      expect((await listed('small')).blame_score).toBeGreaterThan(0);
-      // Not blamed: the list says so (no score), rather than calling it healthy.
-      expect((await listed('large')).blame_score).toBeNull();
-      expect((await listed('large')).healthy).toBeNull();
-      const asked = engine.analysis.blame('large');
-      expect(asked.healthy).toBe(false);
-      expect((await listed('large')).blame_score).toBe(asked.blamed[0].score);
-    } finally {
-      await engine.close();
-    }
+    const file = path.join(dir, 'two.jsonl');
+    fs.writeFileSync(file, toJsonl([...syntheticRunRecords({ runId: 'small', steps: 6, failAt: 2 }), ...syntheticRunRecords({ runId: 'large', steps: 7, failAt: 2 })]));
+    const report = await engine.handlers.importPaths({ paths: [file] });
+    expect(report.blame_deferred).toEqual([{ run_id: 'large', steps: 7 }]);
+    const listed = async (id: string) => (await engine.handlers.listRuns({})).find((r) => r.run_id === id)!;
+    expect((await listed('small')).blame_score).toBeGreaterThan(0);
+    // Not blamed: the list says so (no score), rather than calling it healthy.
+    expect((await listed('large')).blame_score).toBeNull();
+    expect((await listed('large')).healthy).toBeNull();
+    const asked = engine.analysis.blame('large');
+    expect(asked.healthy).toBe(false);
+    expect((await listed('large')).blame_score).toBe(asked.blamed[0].score);
   });
 
   it('a run that grows past the limit loses the blame of its smaller self; a blame asked for at its size stays', async () => {
-    const { createEngine } = await import('./create-engine');
-    const engine = createEngine({ home: path.join(dir, 'home'), analysis: { autoBlameMaxSteps: 6 } });
-    try {
-      const file = path.join(dir, 'grows.jsonl');
-      const all = syntheticRunRecords({ runId: 'grows', steps: 9, failAt: 7 });
-      const isStep = (r: (typeof all)[number]) => r.type === 'step-start' || r.type === 'step-end';
-      const early = all.filter((r) => !isStep(r) || Number((r as { step_id: string }).step_id.replace(/\D/g, '')) < 4);
-      fs.writeFileSync(file, toJsonl(early));
-      const listed = async () => (await engine.handlers.listRuns({})).find((r) => r.run_id === 'grows')!;
-      expect((await engine.handlers.importPaths({ paths: [file] })).blame_deferred).toEqual([]);
-      expect((await listed()).healthy).not.toBeNull();
-      // The trace goes on: the rest of its steps are appended, and the run is over the limit now.
-      fs.appendFileSync(file, toJsonl(all.filter((r) => isStep(r) && !early.includes(r))));
-      expect((await engine.handlers.importPaths({ paths: [file] })).blame_deferred).toEqual([{ run_id: 'grows', steps: 9 }]);
-      expect((await listed()).steps).toBe(9);
-      expect((await listed()).healthy).toBeNull();
-      expect((await listed()).blame_score).toBeNull();
-      // Asked for at this size, its blame is stored, and a refresh of the same version leaves it.
-      const asked = engine.analysis.blame('grows');
-      expect(asked.healthy).toBe(false);
-      expect(engine.analysis.refresh(['grows'])).toEqual([]);
-      expect((await listed()).blame_score).toBe(asked.blamed[0].score);
-    } finally {
-      await engine.close();
-    }
+    const file = path.join(dir, 'grows.jsonl');
+    const all = syntheticRunRecords({ runId: 'grows', steps: 9, failAt: 7 });
+    const isStep = (r: (typeof all)[number]) => r.type === 'step-start' || r.type === 'step-end';
+    const early = all.filter((r) => !isStep(r) || Number((r as { step_id: string }).step_id.replace(/\D/g, '')) < 4);
+    fs.writeFileSync(file, toJsonl(early));
+    const listed = async () => (await engine.handlers.listRuns({})).find((r) => r.run_id === 'grows')!;
+    expect((await engine.handlers.importPaths({ paths: [file] })).blame_deferred).toEqual([]);
+    expect((await listed()).healthy).not.toBeNull();
+    // The trace goes on: the rest of its steps are appended, and the run is over the limit now.
+    fs.appendFileSync(file, toJsonl(all.filter((r) => isStep(r) && !early.includes(r))));
+    expect((await engine.handlers.importPaths({ paths: [file] })).blame_deferred).toEqual([{ run_id: 'grows', steps: 9 }]);
+    expect((await listed()).steps).toBe(9);
+    expect((await listed()).healthy).toBeNull();
+    expect((await listed()).blame_score).toBeNull();
+    // Asked for at this size, its blame is stored, and a refresh of the same version leaves it.
+    const asked = engine.analysis.blame('grows');
+    expect(asked.healthy).toBe(false);
+    expect(engine.analysis.refresh(['grows'])).toEqual([]);
+    expect((await listed()).blame_score).toBe(asked.blamed[0].score);
   });
 
   it('such a run in its pipeline\'s history is signed a step at a time, with the signatures a whole read gives', async () => {
-    const { createEngine } = await import('./create-engine');
-    const engine = createEngine({ home: path.join(dir, 'home'), analysis: { autoBlameMaxSteps: 6 } });
-    try {
-      const file = path.join(dir, 'history.jsonl');
-      const verdict = (runId: string, pass: boolean, ts: number) => ({ type: 'verdict' as const, run_id: runId, pass, ts });
-      fs.writeFileSync(
-        file,
-        toJsonl([
-          ...syntheticRunRecords({ runId: 'big-history', steps: 9, pipeline: 'p', failAt: 4, startTs: 1_700_000_000_000 }),
-          verdict('big-history', false, 1_700_000_000_900),
-          ...syntheticRunRecords({ runId: 'small-next', steps: 5, pipeline: 'p', failAt: 4, startTs: 1_700_000_010_000 }),
-          verdict('small-next', false, 1_700_000_010_900),
-        ]),
-      );
-      const report = await engine.handlers.importPaths({ paths: [file] });
-      expect(report.blame_deferred).toEqual([{ run_id: 'big-history', steps: 9 }]);
-      // The small run's blame signed its history, the large run among it, without blaming that run.
-      const stored = engine.db.prepare('SELECT signature FROM run_signatures WHERE run_id = ? ORDER BY signature').pluck().all('big-history');
-      expect(stored.length).toBeGreaterThan(0);
-      expect(stored).toEqual([...signaturesOf(getRunDetail(engine.db, 'big-history').steps)].sort());
-      expect(engine.db.prepare("SELECT COUNT(*) FROM blame_results WHERE run_id = 'big-history'").pluck().get()).toBe(0);
-    } finally {
-      await engine.close();
-    }
+    const file = path.join(dir, 'history.jsonl');
+    const verdict = (runId: string, pass: boolean, ts: number) => ({ type: 'verdict' as const, run_id: runId, pass, ts });
+    fs.writeFileSync(
+      file,
+      toJsonl([
+        ...syntheticRunRecords({ runId: 'big-history', steps: 9, pipeline: 'p', failAt: 4, startTs: 1_700_000_000_000 }),
+        verdict('big-history', false, 1_700_000_000_900),
+        ...syntheticRunRecords({ runId: 'small-next', steps: 5, pipeline: 'p', failAt: 4, startTs: 1_700_000_010_000 }),
+        verdict('small-next', false, 1_700_000_010_900),
+      ]),
+    );
+    const report = await engine.handlers.importPaths({ paths: [file] });
+    expect(report.blame_deferred).toEqual([{ run_id: 'big-history', steps: 9 }]);
+    // The small run's blame signed its history, the large run among it, without blaming that run.
+    const stored = engine.db.prepare('SELECT signature FROM run_signatures WHERE run_id = ? ORDER BY signature').pluck().all('big-history');
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored).toEqual([...signaturesOf(getRunDetail(engine.db, 'big-history').steps)].sort());
+    expect(engine.db.prepare("SELECT COUNT(*) FROM blame_results WHERE run_id = 'big-history'").pluck().get()).toBe(0);
   });
 });
